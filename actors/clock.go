@@ -1,0 +1,67 @@
+package actors
+
+import (
+	"context"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
+)
+
+// start makes the clock begin the run.
+type start struct{}
+
+// clockActor is the global clock: it ticks the groups that have work in
+// the next window and waits for all of them (the barrier) before the next.
+type clockActor struct {
+	e        *engine
+	ctx      context.Context
+	cal      *clock.Calendar
+	due      []int
+	waiting  int
+	reached  clock.Cycle
+	windows  int
+	progress fabric.Progress
+}
+
+func (c *clockActor) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *start:
+		c.advance(ctx)
+	case *done:
+		c.cal.Set(m.g, m.next)
+		for _, w := range m.wakes {
+			c.cal.Wake(w.g, w.at)
+		}
+		c.waiting--
+		if c.waiting == 0 {
+			c.advance(ctx)
+		}
+	}
+}
+
+// advance opens the next window, or ends the run when there is no work
+// left before the end or the run was interrupted.
+func (c *clockActor) advance(ctx actor.Context) {
+	if c.ctx.Err() != nil {
+		c.e.finished <- result{reached: c.reached, interrupted: true}
+		return
+	}
+	w, due, ok := c.cal.Next(c.due)
+	c.due = due
+	if !ok {
+		c.e.finished <- result{reached: c.cal.End}
+		return
+	}
+	if c.windows%256 == 0 && c.progress != nil {
+		c.progress(w.From)
+	}
+	c.windows++
+	c.reached = w.To
+	c.waiting = len(due)
+	t := &tick{w: w}
+	for _, g := range due {
+		ctx.Send(c.e.groups[g], t)
+	}
+}

@@ -1,0 +1,9 @@
+// Package actors runs a fabric.Network on protoactor-go: every NIC, MPort,
+// central crossbar and output port is an actor with its own mailbox; each
+// switch is a group actor that owns its components, and the NICs of a
+// switch sit under a NIC-bank group actor; a global clock actor keeps the
+// groups in step with a barrier per window of cycles.
+//
+// It is the only package that imports protoactor-go (and, for live metrics,
+// client_golang).
+package actors

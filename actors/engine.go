@@ -1,0 +1,115 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/messages"
+)
+
+type result struct {
+	reached     clock.Cycle
+	interrupted bool
+}
+
+// engine is one actor run of a network.
+type engine struct {
+	net        *fabric.Network
+	system     *actor.ActorSystem
+	groups     []*actor.PID
+	groupOf    []int // component -> group
+	clockPID   *actor.PID
+	finished   chan result
+	failed     chan error
+	supervisor actor.SupervisorStrategy
+}
+
+// Run drives n on actors until the configured end, an interruption of ctx,
+// or a failure of any actor (which aborts the run with an error: a model
+// actor is never restarted with fresh state).
+func Run(ctx context.Context, n *fabric.Network, progress fabric.Progress) (fabric.Outcome, error) {
+	begin := time.Now()
+	e := &engine{net: n, system: actor.NewActorSystem(), finished: make(chan result, 1), failed: make(chan error, 1)}
+	e.supervisor = stopAndReport{e.failed}
+	e.groupOf = make([]int, len(n.Comps))
+	for gi, g := range n.Groups {
+		for _, id := range g.Members {
+			e.groupOf[id] = gi
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	p := newPool(workers, 4*len(n.Groups)+16, 64)
+	defer p.close()
+	root := e.system.Root
+	for gi := range n.Groups {
+		ga := &groupActor{index: gi, e: e, outgoing: map[int]*batch{}}
+		props := actor.PropsFromProducer(func() actor.Actor { return ga },
+			actor.WithDispatcher(p), actor.WithSupervisor(e.supervisor))
+		pid, err := root.SpawnNamed(props, fmt.Sprintf("g%d", gi))
+		if err != nil {
+			return fabric.Outcome{}, err
+		}
+		e.groups = append(e.groups, pid)
+	}
+	cal := clock.NewCalendar(len(n.Groups), n.Window, clock.Cycle(n.Config.Cycles))
+	for gi, g := range n.Groups {
+		next := clock.Never
+		for _, id := range g.Members {
+			next = clock.Min(next, n.Comps[id].Next())
+		}
+		cal.Set(gi, next)
+	}
+	ca := &clockActor{e: e, ctx: ctx, cal: cal, progress: progress}
+	e.clockPID = root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ca },
+		actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)), actor.WithSupervisor(e.supervisor)))
+	root.Send(e.clockPID, &start{})
+	var res result
+	select {
+	case res = <-e.finished:
+	case err := <-e.failed:
+		e.shutdown()
+		return fabric.Outcome{}, err
+	}
+	held := e.collect()
+	e.shutdown()
+	return fabric.Outcome{Reached: res.reached, Interrupted: res.interrupted, InFlight: held,
+		Wall: time.Since(begin), Engine: "actors"}, nil
+}
+
+// collect asks every group for the messages it still holds; batches sent in
+// the last window reach their group before this request does.
+func (e *engine) collect() []messages.Msg {
+	var held []messages.Msg
+	for _, pid := range e.groups {
+		reply := make(chan []messages.Msg, 1)
+		e.system.Root.Send(pid, &flush{reply: reply})
+		held = append(held, <-reply...)
+	}
+	return held
+}
+
+func (e *engine) shutdown() {
+	for _, pid := range e.groups {
+		_ = e.system.Root.StopFuture(pid).Wait()
+	}
+	_ = e.system.Root.StopFuture(e.clockPID).Wait()
+	e.system.Shutdown()
+}
+
+// stopAndReport is the supervision strategy of every actor: a failure
+// stops the actor and aborts the run, it is never restarted.
+type stopAndReport struct{ failed chan<- error }
+
+func (s stopAndReport) HandleFailure(_ *actor.ActorSystem, sup actor.Supervisor, child *actor.PID, _ *actor.RestartStatistics, reason, msg any) {
+	select {
+	case s.failed <- fmt.Errorf("actor %s failed on %T: %v", child.Id, msg, reason):
+	default:
+	}
+	sup.StopChildren(child)
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
+
+	"github.com/opasim/opasim/fabric"
+)
+
+// runFlags are the flags that override the config file.
+type runFlags struct {
+	config, pattern, engine, out, scheduler string
+	ports                                   int
+	load                                    float64
+	cycles, warmup, window                  int64
+	seed                                    uint64
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.config, "config", "", "YAML config file (unknown keys are errors); flags override it")
+	fs.IntVar(&f.ports, "ports", 0, "switch ports, one NIC each (multiple of 4, >= 8; default 48)")
+	fs.StringVar(&f.pattern, "pattern", "", "destination pattern (uniform, neighbour, bit_reversal, bit_complement, transpose, shuffle, hot_spot)")
+	fs.Float64Var(&f.load, "load", 0, "offered load in flits/cycle/NIC, in (0, 1] (default 0.5)")
+	fs.Int64Var(&f.cycles, "cycles", 0, "cycles to simulate, warm-up included (default 20000)")
+	fs.Int64Var(&f.warmup, "warmup", 0, "warm-up cycles not measured (default 5000)")
+	fs.Uint64Var(&f.seed, "seed", 0, "master random seed (default 1)")
+	fs.StringVar(&f.engine, "engine", "", "actors or sequential (default actors)")
+	fs.StringVar(&f.scheduler, "scheduler", "", "output scheduler (default rr)")
+	fs.Int64Var(&f.window, "window", 0, "cycles per clock window (default: the largest allowed)")
+	fs.StringVar(&f.out, "out", "", "write the results JSON here")
+}
+
+// load builds the effective config: defaults, then the file, then flags.
+func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
+	cfg := fabric.Default()
+	if f.config != "" {
+		data, err := os.ReadFile(f.config)
+		if err != nil {
+			return cfg, fmt.Errorf("--config: %w", err)
+		}
+		if err := decodeStrict(data, &cfg); err != nil {
+			return cfg, fmt.Errorf("--config %s: %w", f.config, err)
+		}
+	}
+	set := func(name string, apply func()) {
+		if fs.Changed(name) {
+			apply()
+		}
+	}
+	set("ports", func() { cfg.Topology.Ports = f.ports })
+	set("pattern", func() { cfg.Traffic.Pattern = f.pattern })
+	set("load", func() { cfg.Traffic.Load = f.load })
+	set("cycles", func() { cfg.Cycles = f.cycles })
+	set("warmup", func() { cfg.Warmup = f.warmup })
+	set("seed", func() { cfg.Seed = f.seed })
+	set("engine", func() { cfg.Engine = f.engine })
+	set("scheduler", func() { cfg.QoS.Scheduler = f.scheduler })
+	set("window", func() { cfg.Window = f.window })
+	return cfg, nil
+}
+
+// decodeStrict decodes YAML into cfg; unknown keys and trailing documents
+// are errors.
+func decodeStrict(data []byte, cfg *fabric.Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return errors.New("more than one YAML document")
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/opasim/opasim/actors"
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/sched"
+)
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run one simulation (with no arguments: one 48-port switch, uniform traffic, load 0.5)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := f.effective(cmd.Flags())
+			if err != nil {
+				return badInput(err)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			res, err := simulate(ctx, cfg, progressFor(os.Stderr, cfg.Cycles))
+			if err != nil {
+				return err
+			}
+			printSummary(cmd.OutOrStdout(), res)
+			if f.out != "" {
+				if err := writeJSON(f.out, res); err != nil {
+					return err
+				}
+			}
+			if !res.ConservationOK {
+				return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
+			}
+			return nil
+		},
+	}
+	f.register(cmd.Flags())
+	return cmd
+}
+
+// simulate builds the network and runs it on the configured engine. A
+// config error is bad input.
+func simulate(ctx context.Context, cfg fabric.Config, progress fabric.Progress) (*fabric.Results, error) {
+	n, err := fabric.Build(cfg, sched.Default())
+	if err != nil {
+		return nil, badInput(err)
+	}
+	var o fabric.Outcome
+	if cfg.Engine == "sequential" {
+		o = fabric.RunSequential(ctx, n, progress)
+	} else {
+		o, err = actors.Run(ctx, n, progress)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return n.Results(o), nil
+}
+
+// progressFor draws a live progress line (cycle, simulated cycles/s, ETA)
+// on w when it is a terminal; otherwise it reports nothing.
+func progressFor(w *os.File, cycles int64) fabric.Progress {
+	if !term.IsTerminal(int(w.Fd())) {
+		return nil
+	}
+	bar := progressbar.NewOptions64(cycles, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("cycles"),
+		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("cycles"),
+		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSetPredictTime(true))
+	return func(c clock.Cycle) { _ = bar.Set64(int64(c)) }
+}
+
+func printSummary(w io.Writer, r *fabric.Results) {
+	c := r.Config
+	fmt.Fprintf(w, "opasim: %s, %d NICs, %s traffic at %.3g flits/cycle/NIC, scheduler %s, engine %s, seed %d\n",
+		c.Topology.Kind, r.NICs, c.Traffic.Pattern, c.Traffic.Load, c.QoS.Scheduler, r.Engine, r.Seed)
+	if r.Interrupted {
+		fmt.Fprintf(w, "interrupted at cycle %d: results cover what was simulated\n", r.SimulatedCycles)
+	}
+	fmt.Fprintf(w, "cycles %d (warm-up %d, measured %d), one cycle = %.2f ns\n", r.SimulatedCycles, c.Warmup, r.MeasuredCycles, r.CycleNs)
+	fmt.Fprintf(w, "offered   %.4f flits/cycle/NIC\naccepted  %.4f flits/cycle/NIC\n", r.OfferedLoad, r.AcceptedThroughput)
+	fmt.Fprintf(w, "latency   mean %.1f cycles (%.1f ns), p50 %d, p99 %d over %d messages\n",
+		r.Latency.MeanCycles, r.Latency.MeanNs, r.Latency.P50Cycles, r.Latency.P99Cycles, r.Latency.Messages)
+	fmt.Fprintf(w, "network   mean %.1f cycles (%.1f ns), p50 %d, p99 %d\n",
+		r.NetworkLatency.MeanCycles, r.NetworkLatency.MeanNs, r.NetworkLatency.P50Cycles, r.NetworkLatency.P99Cycles)
+	fmt.Fprintf(w, "%-4s %9s %9s %7s %10s %8s %8s\n", "SL", "offered", "accepted", "share", "mean lat", "p50", "p99")
+	for _, s := range r.PerSL {
+		fmt.Fprintf(w, "%-4s %9.4f %9.4f %7.3f %10.1f %8d %8d\n", s.SL, s.OfferedLoad, s.AcceptedThroughput,
+			s.NormalizedThroughput, s.Latency.MeanCycles, s.Latency.P50Cycles, s.Latency.P99Cycles)
+	}
+	ok := "ok"
+	if !r.ConservationOK {
+		ok = "FAILED"
+	}
+	fmt.Fprintf(w, "conservation %s, digest %s\n", ok, r.Digest)
+	fmt.Fprintf(w, "speed     %.0f cycles/s, %.0f flits/s, %.2f s wall\n", r.CyclesPerSecond, r.FlitsPerSecond, r.WallSeconds)
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}

@@ -1,0 +1,87 @@
+package fabric
+
+import (
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/messages"
+)
+
+// Component is one simulated hardware element. It receives messages with
+// Deliver (any effect cycle not earlier than the cycle it has reached) and
+// is advanced with Advance, which handles every event before to, in cycle
+// order, sends what it has to send into out, and returns the next cycle at
+// which it has work (clock.Never when idle until a message arrives).
+type Component interface {
+	ID() messages.CompID
+	Deliver(msgs []messages.Msg)
+	Advance(to clock.Cycle, out *Outbox) clock.Cycle
+	Next() clock.Cycle
+}
+
+// Outbox collects the messages a component sends during an Advance.
+type Outbox struct {
+	Msgs []messages.Msg
+}
+
+// Send queues m.
+func (o *Outbox) Send(m messages.Msg) { o.Msgs = append(o.Msgs, m) }
+
+// handler is what a concrete component adds to core: how to apply one
+// message and how to evaluate one of its units at a cycle.
+type handler interface {
+	apply(m *messages.Msg, out *Outbox)
+	eval(unit int32, now clock.Cycle, out *Outbox)
+}
+
+// core is the event loop shared by all components: an inbox of messages by
+// effect cycle and a heap of unit timers. At each cycle it first applies the
+// messages taking effect, then evaluates the due units in unit order, each
+// at most once per cycle.
+type core struct {
+	id       messages.CompID
+	in       inbox
+	tm       timers
+	lastEval []clock.Cycle
+	now      clock.Cycle
+}
+
+func newCore(id messages.CompID, units int) core {
+	c := core{id: id, lastEval: make([]clock.Cycle, units)}
+	for i := range c.lastEval {
+		c.lastEval[i] = -1
+	}
+	return c
+}
+
+func (c *core) ID() messages.CompID { return c.id }
+
+func (c *core) Deliver(msgs []messages.Msg) {
+	for i := range msgs {
+		c.in.Push(msgs[i])
+	}
+}
+
+func (c *core) Next() clock.Cycle { return clock.Min(c.in.Top(), c.tm.Top()) }
+
+// at asks for unit to be evaluated at cycle t.
+func (c *core) at(t clock.Cycle, unit int32) { c.tm.Push(timer{At: t, Unit: unit}) }
+
+func (c *core) run(h handler, to clock.Cycle, out *Outbox) clock.Cycle {
+	for {
+		t := c.Next()
+		if t >= to {
+			return t
+		}
+		c.now = t
+		for c.in.Top() == t {
+			m := c.in.Pop()
+			h.apply(&m, out)
+		}
+		for c.tm.Top() == t {
+			u := c.tm.Pop().Unit
+			if c.lastEval[u] != t {
+				c.lastEval[u] = t
+				h.eval(u, t, out)
+			}
+		}
+	}
+}

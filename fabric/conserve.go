@@ -1,0 +1,207 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/opasim/opasim/messages"
+)
+
+// flight indexes the messages in flight (held by an engine or waiting in a
+// component's inbox) for the conservation check.
+type flight struct {
+	pkts    map[[3]int64]int64 // (dst, slot, vl) -> credits of packets on the link
+	credits map[[3]int64]int64 // (src, dst, vl) -> credits travelling back
+	packets int64
+	grants  int64
+}
+
+func (n *Network) inFlight(held []messages.Msg) *flight {
+	f := &flight{pkts: map[[3]int64]int64{}, credits: map[[3]int64]int64{}}
+	add := func(m *messages.Msg) {
+		switch m.Kind {
+		case messages.KindPacket:
+			f.pkts[[3]int64{int64(m.Dst), int64(m.Slot), int64(m.Pkt.VL)}] += int64(m.Pkt.Credits)
+			f.packets++
+		case messages.KindCredit:
+			f.credits[[3]int64{int64(m.Src), int64(m.Dst), int64(m.VL)}] += int64(m.Count)
+		case messages.KindGrant:
+			f.grants++
+		}
+	}
+	for i := range held {
+		add(&held[i])
+	}
+	for _, c := range n.Comps {
+		for _, m := range inboxOf(c).Pending() {
+			add(&m)
+		}
+	}
+	return f
+}
+
+func inboxOf(c Component) *inbox {
+	switch x := c.(type) {
+	case *NIC:
+		return &x.in
+	case *MPort:
+		return &x.core.in
+	case *CentralCrossbar:
+		return &x.core.in
+	case *OutputPort:
+		return &x.core.in
+	}
+	panic(fmt.Sprintf("unknown component %T", c))
+}
+
+// CheckConservation verifies MODEL.md section 2's invariants and returns
+// every violation: every generated packet is delivered exactly once or is
+// still queued or in flight; for every link and VL, the sender's credits in
+// use equal the packets on the link plus the space they hold downstream
+// plus the credits on their way back; and every buffer's space accounting
+// equals what it holds.
+func (n *Network) CheckConservation(held []messages.Msg) []string {
+	f := n.inFlight(held)
+	var probs []string
+	bad := func(format string, a ...any) { probs = append(probs, fmt.Sprintf(format, a...)) }
+	var gen, resident int64
+	for _, nic := range n.NICs {
+		gen += nic.GenPackets
+		resident += nic.DeliveredPackets + nic.resident(bad)
+		n.checkLink(bad, f, nic.id, nic.dnComp, 0, nic.rxUsed(), linkName("output port", nic.dnComp, "NIC", nic.index))
+	}
+	for _, sp := range n.Switches {
+		for _, m := range sp.MPorts {
+			for i := range m.ibuf {
+				resident += m.ibuf[i].resident(&m.occ[i], int64(m.id), bad)
+				used := make([]int64, n.p.vls)
+				for vl := range used {
+					used[vl] = int64(m.occ[i].Used(vl))
+				}
+				n.checkLink(bad, f, m.id, m.upComp[i], int32(i), used, linkName("component", m.upComp[i], "MPort input", 4*m.index+i))
+			}
+		}
+		for b := range sp.Central.buf {
+			cb := &sp.Central.buf[b]
+			resident += cb.resident(&cb.space, int64(sp.Central.id), bad)
+		}
+		for _, o := range sp.Outputs {
+			resident += o.resident(bad)
+		}
+	}
+	inFlight := f.packets - f.grants
+	if gen != resident+inFlight {
+		bad("packets: %d generated, but %d delivered or resident and %d in flight (net of %d grants in flight)",
+			gen, resident, inFlight, f.grants)
+	}
+	return probs
+}
+
+func linkName(from string, id messages.CompID, to string, idx int) string {
+	return fmt.Sprintf("link %s %d -> %s %d", from, id, to, idx)
+}
+
+// checkLink checks one link: used[vl] is what the receiver holds, the
+// sender's mirror must equal that plus what travels on the link either way.
+func (n *Network) checkLink(bad func(string, ...any), f *flight, recv, sender messages.CompID, slot int32, used []int64, name string) {
+	mirror := n.mirrorOf(sender)
+	for vl := range used {
+		onLink := f.pkts[[3]int64{int64(recv), int64(slot), int64(vl)}]
+		back := f.credits[[3]int64{int64(recv), int64(sender), int64(vl)}]
+		if got := int64(mirror.Used(vl)); got != used[vl]+onLink+back {
+			bad("%s VL %d: sender holds %d credits, but %d buffered + %d on the link + %d returning = %d",
+				name, vl, got, used[vl], onLink, back, used[vl]+onLink+back)
+		}
+	}
+}
+
+func (n *Network) mirrorOf(id messages.CompID) *Space {
+	switch c := n.Comps[id].(type) {
+	case *NIC:
+		return &c.down
+	case *OutputPort:
+		return &c.down
+	}
+	panic(fmt.Sprintf("component %d sends on no link", id))
+}
+
+// resident counts the packets a NIC holds and checks its injection buffer.
+func (nic *NIC) resident(bad func(string, ...any)) int64 {
+	var pk int64
+	for sl := range nic.app {
+		pk += int64(nic.app[sl].Len())
+	}
+	used := make([]int64, len(nic.inj))
+	for vl := range nic.inj {
+		for i := 0; i < nic.inj[vl].Len(); i++ {
+			used[vl] += int64(nic.inj[vl].At(i).Pkt.Credits)
+		}
+		pk += int64(nic.inj[vl].Len())
+	}
+	addReleases(&nic.injRel, used)
+	checkSpace(bad, &nic.injSpace, used, fmt.Sprintf("NIC %d injection buffer", nic.index))
+	return pk + int64(nic.rx.Len())
+}
+
+// rxUsed is the receive buffer space held by packets not yet consumed.
+func (nic *NIC) rxUsed() []int64 {
+	used := make([]int64, nic.p.vls)
+	for i := 0; i < nic.rx.Len(); i++ {
+		pk := &nic.rx.At(i).Pkt
+		used[pk.VL] += int64(pk.Credits)
+	}
+	return used
+}
+
+// resident counts the packets a switch source buffer holds (queued, or
+// requested and not yet granted) and checks its space accounting.
+func (s *source) resident(sp *Space, comp int64, bad func(string, ...any)) int64 {
+	used := make([]int64, len(s.q))
+	var pk int64
+	for vl := range s.q {
+		for i := 0; i < s.q[vl].Len(); i++ {
+			used[vl] += int64(s.q[vl].At(i).Pkt.Credits)
+		}
+		pk += int64(s.q[vl].Len())
+	}
+	if s.waiting {
+		used[s.inflight.Pkt.VL] += int64(s.inflight.Pkt.Credits)
+		pk++
+	}
+	addReleases(&s.rel, used)
+	checkSpace(bad, sp, used, fmt.Sprintf("component %d buffer", comp))
+	return pk
+}
+
+func (o *OutputPort) resident(bad func(string, ...any)) int64 {
+	used := make([]int64, len(o.q))
+	var pk int64
+	for vl := range o.q {
+		for i := 0; i < o.q[vl].Len(); i++ {
+			used[vl] += int64(o.q[vl].At(i).Pkt.Credits)
+		}
+		pk += int64(o.q[vl].Len())
+	}
+	addReleases(&o.rel, used)
+	checkSpace(bad, &o.space, used, fmt.Sprintf("switch %d output buffer %d", o.sw, o.port))
+	return pk
+}
+
+func addReleases(r *releases, used []int64) {
+	for i := 0; i < r.Len(); i++ {
+		x := r.At(i)
+		used[x.VL] += int64(x.Credits)
+	}
+}
+
+func checkSpace(bad func(string, ...any), sp *Space, used []int64, name string) {
+	var total int64
+	for vl, u := range used {
+		total += u
+		if int64(sp.Used(vl)) != u {
+			bad("%s VL %d: accounts %d credits but holds %d", name, vl, sp.Used(vl), u)
+		}
+	}
+	if int64(sp.Total()) != total {
+		bad("%s: accounts %d credits in all but holds %d", name, sp.Total(), total)
+	}
+}

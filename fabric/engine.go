@@ -1,0 +1,82 @@
+package fabric
+
+import (
+	"context"
+	"time"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/messages"
+)
+
+// Outcome is what an engine hands back after driving a network.
+type Outcome struct {
+	Reached     clock.Cycle    // every component has been advanced to here
+	Interrupted bool           // stopped early by the context
+	InFlight    []messages.Msg // messages the engine still held
+	Wall        time.Duration
+	Engine      string
+}
+
+// Progress is called by engines now and then with the cycle reached.
+type Progress func(reached clock.Cycle)
+
+// RunSequential drives the network window by window on one goroutine, the
+// components of a window in CompID order: the reference engine.
+func RunSequential(ctx context.Context, n *Network, progress Progress) Outcome {
+	return runSequential(ctx, n, progress, nil)
+}
+
+// runSequential takes drop, a test hook that loses the messages it returns
+// true for, so tests can check that the conservation check catches a loss.
+func runSequential(ctx context.Context, n *Network, progress Progress, drop func(*messages.Msg) bool) Outcome {
+	start := time.Now()
+	end := clock.Cycle(n.Config.Cycles)
+	cal := clock.NewCalendar(len(n.Comps), n.Window, end)
+	for i, c := range n.Comps {
+		cal.Set(i, c.Next())
+	}
+	pending := make([][]messages.Msg, len(n.Comps))
+	var out Outbox
+	var due []int
+	reached, interrupted := clock.Cycle(0), false
+	for windows := 0; ; windows++ {
+		w, d, ok := cal.Next(due)
+		due = d
+		if !ok {
+			reached = end
+			break
+		}
+		if windows%256 == 0 {
+			if ctx.Err() != nil {
+				interrupted = true
+				break
+			}
+			if progress != nil {
+				progress(w.From)
+			}
+		}
+		for _, i := range due {
+			c := n.Comps[i]
+			if len(pending[i]) > 0 {
+				c.Deliver(pending[i])
+				pending[i] = pending[i][:0]
+			}
+			cal.Set(i, c.Advance(w.To, &out))
+			for k := range out.Msgs {
+				m := &out.Msgs[k]
+				if drop != nil && drop(m) {
+					continue
+				}
+				pending[m.Dst] = append(pending[m.Dst], *m)
+				cal.Wake(int(m.Dst), m.At)
+			}
+			out.Msgs = out.Msgs[:0]
+		}
+		reached = w.To
+	}
+	o := Outcome{Reached: reached, Interrupted: interrupted, Wall: time.Since(start), Engine: "sequential"}
+	for _, p := range pending {
+		o.InFlight = append(o.InFlight, p...)
+	}
+	return o
+}

@@ -1,0 +1,155 @@
+package fabric
+
+import (
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/messages"
+)
+
+// source is the sending side of a buffer inside a switch (an input buffer
+// or a central buffer): per-VL FIFOs, the input arbiter that picks one VL
+// head to request (round-robin, seed 002 VA), at most one request in flight,
+// and the read port that moves one packet at a time.
+type source struct {
+	q        []fifo
+	vaNext   int
+	waiting  bool // a request is in flight or pending at the destination
+	inflight entry
+	readFree clock.Cycle
+	rel      releases
+}
+
+func newSource(vls int) source { return source{q: make([]fifo, vls)} }
+
+// pick returns the VL whose head is ready at now, round-robin after the
+// last one picked, or -1.
+func (s *source) pick(now clock.Cycle) int {
+	n := len(s.q)
+	for k := 0; k < n; k++ {
+		vl := (s.vaNext + k) % n
+		if s.q[vl].Len() > 0 && s.q[vl].Front().Ready <= now {
+			return vl
+		}
+	}
+	return -1
+}
+
+// nextReady is the earliest Ready among the VL heads (clock.Never if none).
+func (s *source) nextReady() clock.Cycle {
+	t := clock.Never
+	for vl := range s.q {
+		if s.q[vl].Len() > 0 {
+			t = clock.Min(t, s.q[vl].Front().Ready)
+		}
+	}
+	return t
+}
+
+// request commits to the head of vl and builds the request for its
+// destination; the caller fills Dst, Slot and At.
+func (s *source) request(vl int) messages.Msg {
+	s.vaNext = (vl + 1) % len(s.q)
+	s.waiting = true
+	s.inflight = s.q[vl].Pop()
+	e := &s.inflight
+	pk := e.Pkt
+	pk.SC, pk.VL = e.NextSC, e.NextVL // what it carries past this buffer
+	return messages.Msg{Kind: messages.KindRequest, VL: int32(e.NextVL), Out: e.Out, Ready: s.readFree, TailAvail: e.TailAvail, Pkt: pk}
+}
+
+// granted records the grant: the read port is busy until the tail leaves,
+// and the packet's space is released the cycle after.
+func (s *source) granted(g *messages.Msg, vl int32) {
+	s.waiting = false
+	s.readFree = g.TailOut + 1
+	s.rel.Push(release{At: g.TailOut + 1, VL: vl, Credits: s.inflight.Pkt.Credits, Pkt: true})
+}
+
+// MPort holds 4 input buffers with their routing units and input arbiters,
+// and the MPort crossbar (seed 000 section 2.2, Fig. 2). A header that
+// arrives at cycle a is stored SB cycles later and routed RT cycles after
+// that; then its buffer's input arbiter may request the destination: the
+// output buffer of a port of this MPort, or this MPort's pair of central
+// buffers. Unit i is input buffer i.
+type MPort struct {
+	core
+	p       *params
+	sw      int
+	index   int // MPort number within the switch
+	ibuf    [4]source
+	occ     [4]Space // occupancy of each input buffer (mirrors the upstream's credits)
+	upComp  [4]messages.CompID
+	outComp []messages.CompID // per switch port: its output port component
+	central messages.CompID
+
+	Arrived, Left int64 // packets, for the conservation check
+}
+
+func newMPort(p *params, id messages.CompID, sw, index int) *MPort {
+	m := &MPort{core: newCore(id, 4), p: p, sw: sw, index: index}
+	for i := range m.ibuf {
+		m.ibuf[i] = newSource(p.vls)
+		m.occ[i] = newSpace(p.vls, p.inCap, p.excl, p.maxVL)
+	}
+	return m
+}
+
+// Advance implements Component.
+func (m *MPort) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return m.run(m, to, out) }
+
+func (m *MPort) apply(msg *messages.Msg, _ *Outbox) {
+	switch msg.Kind {
+	case messages.KindPacket:
+		m.arrive(msg)
+	case messages.KindGrant:
+		i := msg.Slot % 4
+		m.ibuf[i].granted(msg, int32(m.ibuf[i].inflight.Pkt.VL))
+		m.at(msg.At, i)
+	default:
+		panic("mport: unexpected " + msg.Kind.String())
+	}
+}
+
+// arrive stores a packet in its input buffer and routes it.
+func (m *MPort) arrive(msg *messages.Msg) {
+	i := msg.Slot
+	pk := msg.Pkt
+	port := 4*m.index + int(i)
+	out, nextSC := m.p.router.Route(m.sw, port, int(pk.Dst), int(pk.SC))
+	ready := pk.Head + m.p.sbIn + m.p.rt
+	m.ibuf[i].q[pk.VL].Push(entry{Pkt: pk, Ready: ready, TailAvail: pk.Tail + m.p.sbIn,
+		Out: int32(out), NextSC: uint8(nextSC), NextVL: m.p.sc2vl[nextSC]})
+	m.occ[i].Take(int(pk.VL), pk.Credits)
+	m.Arrived++
+	m.at(ready, i)
+}
+
+func (m *MPort) eval(unit int32, now clock.Cycle, out *Outbox) {
+	s := &m.ibuf[unit]
+	for r, ok := s.rel.Due(now); ok; r, ok = s.rel.Due(now) {
+		m.occ[unit].Free(int(r.VL), r.Credits)
+		m.Left++
+		out.Send(messages.Msg{Kind: messages.KindCredit, At: now + m.p.fly, Dst: m.upComp[unit], Src: m.id,
+			VL: r.VL, Count: r.Credits})
+	}
+	if s.rel.Len() > 0 {
+		m.at(s.rel.At(0).At, unit)
+	}
+	if s.waiting {
+		return
+	}
+	vl := s.pick(now)
+	if vl < 0 {
+		if t := s.nextReady(); t != clock.Never {
+			m.at(t, unit)
+		}
+		return
+	}
+	req := s.request(vl)
+	req.Src, req.At = m.id, now+m.p.lambda
+	if outPort := int(s.inflight.Out); outPort/4 == m.index {
+		req.Dst, req.Slot = m.outComp[outPort], unit
+	} else {
+		req.Dst, req.Slot = m.central, int32(4*m.index)+unit
+	}
+	out.Send(req)
+}

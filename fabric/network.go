@@ -1,0 +1,170 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/fabric/topo"
+	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/workloads"
+)
+
+// SwitchParts are the components of one switch.
+type SwitchParts struct {
+	MPorts  []*MPort
+	Central *CentralCrossbar
+	Outputs []*OutputPort
+}
+
+// Network is a built network: every component, indexed by CompID, plus the
+// grouping engines use (one group per switch, one per switch's NICs).
+type Network struct {
+	Config   Config
+	Topology *topo.Topology
+	Comps    []Component
+	NICs     []*NIC
+	Switches []SwitchParts
+	Groups   []Group
+	Window   clock.Cycle
+	p        *params
+}
+
+// Group is a set of components an engine runs together; Stats is shared by
+// the NICs of the group (nil for switch groups).
+type Group struct {
+	Name    string
+	Kind    string // "switch" or "nics"
+	Members []messages.CompID
+	Stats   *Stats
+}
+
+// Build validates cfg and wires up its network.
+func Build(cfg Config, reg *sched.Registry) (*Network, error) {
+	if err := cfg.Validate(reg.Names()); err != nil {
+		return nil, err
+	}
+	t, r, err := topo.SingleSwitch(cfg.Topology.Ports)
+	if err != nil {
+		return nil, err
+	}
+	p := newParams(&cfg, reg, t, r)
+	if _, err := reg.New(cfg.QoS.Scheduler, p.schedCfg); err != nil {
+		return nil, fmt.Errorf("qos.scheduler: %w", err)
+	}
+	pattern, err := workloads.NewPattern(cfg.Traffic.Pattern, workloads.Options{
+		HotSpot: cfg.Traffic.HotSpot, HotSpotPercent: cfg.Traffic.HotSpotPercent})
+	if err != nil {
+		return nil, fmt.Errorf("traffic.pattern: %w", err)
+	}
+	n := &Network{Config: cfg, Topology: t, p: p}
+	n.Window = clock.Cycle(cfg.Window)
+	if n.Window == 0 {
+		n.Window = clock.Cycle(cfg.MaxWindow())
+	}
+	n.build(pattern)
+	return n, nil
+}
+
+func (n *Network) add(c Component) messages.CompID {
+	n.Comps = append(n.Comps, c)
+	return c.ID()
+}
+
+func (n *Network) nextID() messages.CompID { return messages.CompID(len(n.Comps)) }
+
+func (n *Network) build(pattern workloads.Pattern) {
+	p, t := n.p, n.Topology
+	sls := len(p.cfg.QoS.SLs)
+	nicStats := make([]*Stats, t.NumSwitches())
+	for s := range nicStats {
+		nicStats[s] = NewStats(sls)
+	}
+	for i := 0; i < t.NumNICs(); i++ {
+		nic := newNIC(p, n.nextID(), i, nicStats[t.NICPort[i].Switch], pattern)
+		n.NICs = append(n.NICs, nic)
+		n.add(nic)
+	}
+	for s := 0; s < t.NumSwitches(); s++ {
+		n.Switches = append(n.Switches, n.buildSwitch(s))
+	}
+	n.wire()
+	n.group(nicStats)
+}
+
+func (n *Network) buildSwitch(s int) SwitchParts {
+	p := n.p
+	radix := n.Topology.Radix[s]
+	mports := radix / 4
+	var sp SwitchParts
+	for m := 0; m < mports; m++ {
+		mp := newMPort(p, n.nextID(), s, m)
+		sp.MPorts = append(sp.MPorts, mp)
+		n.add(mp)
+	}
+	sp.Central = newCentralCrossbar(p, n.nextID(), s, mports)
+	n.add(sp.Central)
+	for q := 0; q < radix; q++ {
+		o := newOutputPort(p, n.nextID(), s, q, mports)
+		sp.Outputs = append(sp.Outputs, o)
+		n.add(o)
+	}
+	return sp
+}
+
+// wire tells every component the components at the other end of its
+// links, and sizes each output port's credit mirror after its receiver.
+func (n *Network) wire() {
+	t, p := n.Topology, n.p
+	for s, sp := range n.Switches {
+		outIDs := make([]messages.CompID, len(sp.Outputs))
+		for q, o := range sp.Outputs {
+			outIDs[q] = o.ID()
+		}
+		sp.Central.outComp = outIDs
+		for _, mp := range sp.MPorts {
+			mp.outComp, mp.central = outIDs, sp.Central.ID()
+			sp.Central.mport = append(sp.Central.mport, mp.ID())
+		}
+		for q, o := range sp.Outputs {
+			peer := t.Wiring[s][q]
+			switch peer.Kind {
+			case topo.PeerNIC:
+				nic := n.NICs[peer.NIC]
+				o.downComp, o.downSlot = nic.ID(), 0
+				o.down = newSpace(p.vls, p.rxCap, p.excl, p.maxVL)
+				nic.dnComp = o.ID()
+				nic.upComp, nic.upSlot = sp.MPorts[q/4].ID(), int32(q%4)
+				sp.MPorts[q/4].upComp[q%4] = nic.ID()
+			case topo.PeerSwitch:
+				dst := n.Switches[peer.Port.Switch].MPorts[peer.Port.Port/4]
+				o.downComp, o.downSlot = dst.ID(), int32(peer.Port.Port%4)
+				o.down = newSpace(p.vls, p.inCap, p.excl, p.maxVL)
+				dst.upComp[peer.Port.Port%4] = o.ID()
+			}
+		}
+	}
+}
+
+func (n *Network) group(nicStats []*Stats) {
+	for s, sp := range n.Switches {
+		g := Group{Name: fmt.Sprintf("switch%d", s), Kind: "switch"}
+		for _, m := range sp.MPorts {
+			g.Members = append(g.Members, m.ID())
+		}
+		g.Members = append(g.Members, sp.Central.ID())
+		for _, o := range sp.Outputs {
+			g.Members = append(g.Members, o.ID())
+		}
+		n.Groups = append(n.Groups, g)
+		ng := Group{Name: fmt.Sprintf("nics%d", s), Kind: "nics", Stats: nicStats[s]}
+		for i, ref := range n.Topology.NICPort {
+			if ref.Switch == s {
+				ng.Members = append(ng.Members, n.NICs[i].ID())
+			}
+		}
+		if len(ng.Members) > 0 {
+			n.Groups = append(n.Groups, ng)
+		}
+	}
+}

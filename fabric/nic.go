@@ -1,0 +1,253 @@
+package fabric
+
+import (
+	"math/rand/v2"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/workloads"
+)
+
+// NIC units, evaluated in this order within a cycle.
+const (
+	nicGenerate int32 = iota
+	nicSend
+	nicReceive
+	nicUnits
+)
+
+// NIC is an endpoint (MODEL.md section 1): it generates messages, segments
+// them into packets of at most the SL's MTU, queues them per SL in an
+// unbounded application queue, admits them into a bounded injection buffer
+// shared by the VLs, and sends one flit per cycle on its link, the VL chosen
+// by its output scheduler. It ejects what arrives at one flit per cycle and
+// returns the credits when each tail has been consumed.
+type NIC struct {
+	core
+	p       *params
+	index   int
+	stats   *Stats
+	rng     *rand.Rand
+	pattern workloads.Pattern
+	sizes   workloads.Sizes
+	procs   []workloads.Process
+	nextGen []clock.Cycle
+
+	app      []fifo // per SL: packets not yet admitted
+	inj      []fifo // per VL: the injection buffer
+	injSpace Space
+	injRel   releases
+	down     Space // mirror of the switch input buffer
+	sched    sched.Scheduler
+	heads    []sched.Head
+	linkFree clock.Cycle
+	scNext   []int         // per SL: round-robin over its SCs, per message
+	injOf    []clock.Cycle // per SL: injection cycle of the message being sent
+	msgOf    []uint64      // per SL: that message's id
+	admitRR  int
+	rx       fifo
+
+	upComp messages.CompID // the switch MPort this NIC's link enters
+	upSlot int32
+	dnComp messages.CompID // the output port that feeds this NIC
+	seq    uint64
+	trace  func(messages.Packet) // tests: sees every delivered packet
+
+	// Counters for the conservation check and the digest.
+	GenPackets, DeliveredPackets int64
+	DeliveredFlits               int64
+	digest                       uint64
+}
+
+func newNIC(p *params, id messages.CompID, index int, stats *Stats, pattern workloads.Pattern) *NIC {
+	t := &p.cfg.Traffic
+	n := &NIC{core: newCore(id, int(nicUnits)), p: p, index: index, stats: stats, pattern: pattern,
+		rng:      workloads.NewRNG(p.cfg.Seed, uint64(index)),
+		app:      make([]fifo, len(p.slSCs)),
+		inj:      make([]fifo, p.vls),
+		injSpace: newSpace(p.vls, p.injCap, p.excl, p.maxVL),
+		down:     newSpace(p.vls, p.inCap, p.excl, p.maxVL),
+		sched:    p.newScheduler(), heads: make([]sched.Head, 0, p.vls),
+		scNext: make([]int, len(p.slSCs)), injOf: make([]clock.Cycle, len(p.slSCs)), msgOf: make([]uint64, len(p.slSCs)),
+		digest: fnvOffset,
+	}
+	n.sizes = workloads.Sizes{Short: t.MessageFlits, ShortPercent: 100}
+	if t.ShortMessageFlits > 0 {
+		n.sizes = workloads.Sizes{Short: t.ShortMessageFlits, Long: t.LongMessageFlits, ShortPercent: t.ShortMessagePercent}
+	}
+	for i, sl := range p.cfg.QoS.SLs {
+		rate := t.Load * sl.Share / n.sizes.Mean()
+		proc := workloads.NewProcess(t.Process, rate)
+		n.procs = append(n.procs, proc)
+		n.nextGen = append(n.nextGen, proc.First(n.rng))
+		n.at(n.nextGen[i], nicGenerate)
+	}
+	return n
+}
+
+// Advance implements Component.
+func (n *NIC) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return n.run(n, to, out) }
+
+func (n *NIC) apply(m *messages.Msg, _ *Outbox) {
+	switch m.Kind {
+	case messages.KindCredit:
+		n.down.Free(int(m.VL), m.Count)
+		n.at(m.At, nicSend)
+	case messages.KindPacket:
+		n.rx.Push(entry{Pkt: m.Pkt, TailAvail: m.Pkt.Tail})
+		n.at(m.Pkt.Tail, nicReceive)
+	default:
+		panic("nic: unexpected " + m.Kind.String())
+	}
+}
+
+func (n *NIC) eval(unit int32, now clock.Cycle, out *Outbox) {
+	switch unit {
+	case nicGenerate:
+		n.generate(now)
+	case nicSend:
+		n.send(now, out)
+	case nicReceive:
+		n.receive(now, out)
+	}
+}
+
+func (n *NIC) generate(now clock.Cycle) {
+	next := clock.Never
+	for sl := range n.procs {
+		for n.nextGen[sl] <= now {
+			n.newMessage(sl, now)
+			n.nextGen[sl] = n.procs[sl].Next(n.nextGen[sl], n.rng)
+		}
+		next = clock.Min(next, n.nextGen[sl])
+	}
+	if next < n.p.end {
+		n.at(next, nicGenerate)
+	}
+	n.at(now, nicSend)
+}
+
+func (n *NIC) newMessage(sl int, now clock.Cycle) {
+	dst := n.pattern(n.index, n.p.topo.NumNICs(), n.rng)
+	n.enqueue(sl, dst, int32(n.sizes.Draw(n.rng)), now)
+}
+
+// enqueue segments a message of flits for NIC dst into the SL's
+// application queue.
+func (n *NIC) enqueue(sl, dst int, flits int32, now clock.Cycle) {
+	scs := n.p.slSCs[sl]
+	sc := scs[n.scNext[sl]%len(scs)]
+	n.scNext[sl]++
+	n.seq++
+	msgID := uint64(n.index)<<40 | n.seq
+	if n.p.inWindow(now) {
+		n.stats.Offered[sl] += int64(flits)
+	}
+	mtu := n.p.mtuFlits[sl]
+	for left := flits; left > 0; left -= mtu {
+		f := min(left, mtu)
+		n.seq++
+		n.app[sl].Push(entry{Pkt: messages.Packet{
+			ID: uint64(n.index)<<40 | n.seq, Msg: msgID, Src: int32(n.index), Dst: int32(dst),
+			SL: uint8(sl), SC: sc, VL: n.p.sc2vl[sc], Last: left <= mtu, Flits: f,
+			Credits: n.p.creditsOf(f), MsgFlits: flits, GenAt: now}})
+		n.GenPackets++
+	}
+}
+
+// send frees departed space, admits queued packets and, when the link is
+// free, sends the head the scheduler picks among those with credits.
+func (n *NIC) send(now clock.Cycle, out *Outbox) {
+	for r, ok := n.injRel.Due(now); ok; r, ok = n.injRel.Due(now) {
+		n.injSpace.Free(int(r.VL), r.Credits)
+	}
+	n.admit()
+	if n.linkFree > now {
+		n.at(n.linkFree, nicSend)
+		return
+	}
+	n.heads = n.heads[:0]
+	for vl := range n.inj {
+		if n.inj[vl].Len() == 0 {
+			continue
+		}
+		pk := &n.inj[vl].Front().Pkt
+		if n.down.Fits(vl, pk.Credits) {
+			n.heads = append(n.heads, sched.Head{VL: vl, SC: int(pk.SC), SL: int(pk.SL), Credits: int(pk.Credits)})
+		}
+	}
+	if len(n.heads) == 0 {
+		return // woken again by a credit or a new packet
+	}
+	i := n.sched.Pick(n.heads)
+	n.sched.Commit(n.heads, i)
+	n.transmit(now, n.heads[i].VL, out)
+}
+
+func (n *NIC) admit() {
+	sls := len(n.app)
+	for k := 0; k < sls; k++ {
+		sl := (n.admitRR + k) % sls
+		q := &n.app[sl]
+		for q.Len() > 0 {
+			pk := &q.Front().Pkt
+			if !n.injSpace.Fits(int(pk.VL), pk.Credits) {
+				break
+			}
+			n.injSpace.Take(int(pk.VL), pk.Credits)
+			n.inj[pk.VL].Push(q.Pop())
+		}
+	}
+	n.admitRR = (n.admitRR + 1) % sls
+}
+
+func (n *NIC) transmit(now clock.Cycle, vl int, out *Outbox) {
+	e := n.inj[vl].Pop()
+	pk := e.Pkt
+	if pk.Msg != n.msgOf[pk.SL] {
+		n.msgOf[pk.SL], n.injOf[pk.SL] = pk.Msg, now
+	}
+	pk.InjAt = n.injOf[pk.SL]
+	tailOut := now + clock.Cycle(pk.Flits) - 1
+	pk.Head, pk.Tail = now+n.p.fly, tailOut+n.p.fly
+	n.down.Take(vl, pk.Credits)
+	n.linkFree = tailOut + 1
+	n.injRel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits})
+	out.Send(messages.Msg{Kind: messages.KindPacket, At: pk.Head, Dst: n.upComp, Src: n.id, Slot: n.upSlot, Pkt: pk})
+	n.at(n.linkFree, nicSend)
+}
+
+// receive ejects every packet whose tail has arrived, records it and
+// returns its credits to the output port that sent it.
+func (n *NIC) receive(now clock.Cycle, out *Outbox) {
+	for n.rx.Len() > 0 && n.rx.Front().TailAvail <= now {
+		e := n.rx.Pop()
+		pk := &e.Pkt
+		n.DeliveredPackets++
+		n.DeliveredFlits += int64(pk.Flits)
+		n.stats.delivered(n.p, pk, pk.Tail)
+		if n.trace != nil {
+			n.trace(*pk)
+		}
+		n.digest = fnvMix(n.digest, pk.ID, uint64(pk.Tail))
+		out.Send(messages.Msg{Kind: messages.KindCredit, At: now + 1 + n.p.fly, Dst: n.dnComp, Src: n.id,
+			VL: int32(pk.VL), Count: pk.Credits})
+	}
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnvMix folds two words into an FNV-1a running hash, byte by byte.
+func fnvMix(h uint64, words ...uint64) uint64 {
+	for _, w := range words {
+		for i := 0; i < 8; i++ {
+			h ^= (w >> (8 * i)) & 0xff
+			h *= fnvPrime
+		}
+	}
+	return h
+}

@@ -1,0 +1,184 @@
+package fabric
+
+import (
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/messages"
+)
+
+// pending is a request waiting at a destination arbiter.
+type pending struct {
+	valid bool
+	msg   messages.Msg
+}
+
+// grantTo accepts request r into a buffer: the transfer starts when the
+// grant reaches the source (or when the source's read port frees), moves
+// speed flits per cycle, and the header lands x cycles after it leaves.
+// It returns the new buffer entry (its Ready is the header's arrival) and
+// the grant message.
+func grantTo(p *params, r *messages.Msg, now clock.Cycle, speed int32, x clock.Cycle, from messages.CompID) (entry, messages.Msg) {
+	start := clock.Max(now+p.mu, r.Ready)
+	tailOut := transfer(start, r.Pkt.Flits, speed, r.TailAvail)
+	e := entry{Pkt: r.Pkt, Ready: start + x, TailAvail: tailOut + x, Out: r.Out, NextSC: r.Pkt.SC, NextVL: r.Pkt.VL}
+	g := messages.Msg{Kind: messages.KindGrant, At: now + p.mu, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL,
+		Start: start, TailOut: tailOut}
+	return e, g
+}
+
+// OutputPort holds the output buffer, the output arbiter that picks which
+// input buffer of its MPort or which central buffer writes into it next
+// (round-robin), the output scheduler that picks the VL sent next on the
+// link, and the credits of the buffer downstream (MODEL.md sections 1, 3).
+// It is one unit.
+type OutputPort struct {
+	core
+	p         *params
+	sw, port  int
+	req       []pending // slots 0-3: this MPort's input buffers; 4+b: central buffer b
+	arbNext   int
+	writeFree clock.Cycle
+	q         []fifo
+	space     Space
+	rel       releases
+	down      Space
+	sched     sched.Scheduler
+	heads     []sched.Head
+	linkFree  clock.Cycle
+	downComp  messages.CompID
+	downSlot  int32
+
+	Accepted, Sent int64 // packets, for the conservation check
+	StallCycles    int64 // cycles the link was free with packets ready but no credits
+	stallSince     clock.Cycle
+}
+
+func newOutputPort(p *params, id messages.CompID, sw, port, mports int) *OutputPort {
+	return &OutputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
+		req: make([]pending, 4+2*mports), q: make([]fifo, p.vls),
+		space: newSpace(p.vls, p.outCap, p.excl, p.maxVL), sched: p.newScheduler(),
+		heads: make([]sched.Head, 0, p.vls), stallSince: -1}
+}
+
+// Advance implements Component.
+func (o *OutputPort) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return o.run(o, to, out) }
+
+func (o *OutputPort) apply(m *messages.Msg, _ *Outbox) {
+	switch m.Kind {
+	case messages.KindRequest:
+		if o.req[m.Slot].valid {
+			panic("output port: second request from one source")
+		}
+		o.req[m.Slot] = pending{valid: true, msg: *m}
+	case messages.KindCredit:
+		o.down.Free(int(m.VL), m.Count)
+	default:
+		panic("output port: unexpected " + m.Kind.String())
+	}
+	o.at(m.At, 0)
+}
+
+func (o *OutputPort) eval(_ int32, now clock.Cycle, out *Outbox) {
+	for r, ok := o.rel.Due(now); ok; r, ok = o.rel.Due(now) {
+		o.space.Free(int(r.VL), r.Credits)
+	}
+	if o.rel.Len() > 0 {
+		o.at(o.rel.At(0).At, 0)
+	}
+	o.arbitrate(now, out)
+	o.schedule(now, out)
+}
+
+// arbitrate grants one waiting request that fits, round-robin over the
+// sources, when the write port will be free by the time the grant arrives.
+func (o *OutputPort) arbitrate(now clock.Cycle, out *Outbox) {
+	if o.writeFree > now+o.p.mu {
+		o.at(o.writeFree-o.p.mu, 0)
+		return
+	}
+	n := len(o.req)
+	for k := 0; k < n; k++ {
+		s := (o.arbNext + k) % n
+		r := &o.req[s]
+		if !r.valid || !o.space.Fits(int(r.msg.VL), r.msg.Pkt.Credits) {
+			continue
+		}
+		speed, x := o.p.mportSpeed, o.p.xMPort
+		if s >= 4 {
+			speed, x = o.p.centralSpeed, o.p.xCentral
+		}
+		e, g := grantTo(o.p, &r.msg, now, speed, x, o.id)
+		e.Ready += o.p.sbOut
+		e.TailAvail += o.p.sbOut
+		o.space.Take(int(r.msg.VL), r.msg.Pkt.Credits)
+		o.q[r.msg.VL].Push(e)
+		o.writeFree = g.TailOut + 1
+		o.arbNext = (s + 1) % n
+		r.valid = false
+		o.Accepted++
+		out.Send(g)
+		o.at(e.Ready, 0)
+		o.at(clock.Max(now+1, o.writeFree-o.p.mu), 0)
+		return
+	}
+}
+
+// schedule sends the head the output scheduler picks among the VLs whose
+// head is ready and fits downstream, when the link is free.
+func (o *OutputPort) schedule(now clock.Cycle, out *Outbox) {
+	if o.linkFree > now {
+		o.at(o.linkFree, 0)
+		return
+	}
+	o.heads = o.heads[:0]
+	waiting, next := false, clock.Never
+	for vl := range o.q {
+		if o.q[vl].Len() == 0 {
+			continue
+		}
+		e := o.q[vl].Front()
+		if e.Ready > now {
+			next = clock.Min(next, e.Ready)
+			continue
+		}
+		if !o.down.Fits(vl, e.Pkt.Credits) {
+			waiting = true
+			continue
+		}
+		o.heads = append(o.heads, sched.Head{VL: vl, SC: int(e.Pkt.SC), SL: int(e.Pkt.SL), Credits: int(e.Pkt.Credits)})
+	}
+	o.noteStall(now, waiting && len(o.heads) == 0)
+	if len(o.heads) == 0 {
+		if next != clock.Never {
+			o.at(next, 0)
+		}
+		return
+	}
+	i := o.sched.Pick(o.heads)
+	o.sched.Commit(o.heads, i)
+	o.transmit(now, o.heads[i].VL, out)
+}
+
+func (o *OutputPort) noteStall(now clock.Cycle, stalled bool) {
+	switch {
+	case stalled && o.stallSince < 0:
+		o.stallSince = now
+	case !stalled && o.stallSince >= 0:
+		o.StallCycles += int64(now - o.stallSince)
+		o.stallSince = -1
+	}
+}
+
+func (o *OutputPort) transmit(now clock.Cycle, vl int, out *Outbox) {
+	e := o.q[vl].Pop()
+	pk := e.Pkt
+	tailOut := clock.Max(now+clock.Cycle(pk.Flits)-1, e.TailAvail)
+	pk.Head, pk.Tail = now+o.p.fly, tailOut+o.p.fly
+	o.down.Take(vl, pk.Credits)
+	o.linkFree = tailOut + 1
+	o.rel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits})
+	o.Sent++
+	out.Send(messages.Msg{Kind: messages.KindPacket, At: pk.Head, Dst: o.downComp, Src: o.id, Slot: o.downSlot, Pkt: pk})
+	o.at(o.linkFree, 0)
+	o.at(tailOut+1, 0)
+}

@@ -1,0 +1,90 @@
+package fabric
+
+import (
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/fabric/topo"
+)
+
+// params is the read-only view of a Config that every component shares.
+type params struct {
+	cfg              *Config
+	vls              int
+	fpc              int32
+	rt, sbIn, sbOut  clock.Cycle
+	xMPort, xCentral clock.Cycle
+	fly              clock.Cycle
+	lambda, mu       clock.Cycle // request and grant latency, lambda+mu = AT
+	mportSpeed       int32
+	centralSpeed     int32
+	sc2vl, sc2sl     []uint8
+	slSCs            [][]uint8
+	mtuFlits         []int32
+	warmup, end      clock.Cycle
+	excl, maxVL      int32
+	inCap, outCap    int32
+	centralCap       int32
+	injCap, rxCap    int32
+	schedName        string
+	schedCfg         sched.Config
+	schedulers       *sched.Registry
+	router           topo.Router
+	topo             *topo.Topology
+	compOfNIC        func(n int) int
+}
+
+func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router) *params {
+	s, l := &cfg.Switch, &cfg.Switch.Latency
+	p := &params{
+		cfg: cfg, vls: s.VLs, fpc: int32(s.FlitsPerCredit),
+		rt: clock.Cycle(l.RT), sbIn: clock.Cycle(l.SBIn), sbOut: clock.Cycle(l.SBOut),
+		xMPort: clock.Cycle(l.XMPort), xCentral: clock.Cycle(l.XCentral), fly: clock.Cycle(l.Fly),
+		lambda: clock.Cycle(l.AT / 2), mu: clock.Cycle(l.AT - l.AT/2),
+		mportSpeed: int32(s.MPortSpeedup), centralSpeed: int32(s.CentralSpeedup),
+		warmup: clock.Cycle(cfg.Warmup), end: clock.Cycle(cfg.Cycles),
+		excl: int32(cfg.credits(s.ExclusiveVLFlits)), maxVL: int32(s.MaxVLFlits / s.FlitsPerCredit),
+		inCap: int32(s.InputBufferFlits / s.FlitsPerCredit), outCap: int32(s.OutputBufferFlits / s.FlitsPerCredit),
+		centralCap: int32(s.CentralBufferFlits / s.FlitsPerCredit),
+		injCap:     int32(cfg.NIC.InjectionBufferFlits / s.FlitsPerCredit), rxCap: int32(cfg.NIC.ReceiveBufferFlits / s.FlitsPerCredit),
+		schedName: cfg.QoS.Scheduler, schedulers: reg, router: r, topo: t,
+	}
+	p.sc2vl = make([]uint8, len(cfg.QoS.SC2VL))
+	p.sc2sl = make([]uint8, len(cfg.QoS.SC2VL))
+	for sc, vl := range cfg.QoS.SC2VL {
+		p.sc2vl[sc] = uint8(vl)
+	}
+	sc := sched.Config{NumVLs: s.VLs, SC2VL: cfg.QoS.SC2VL, SC2SL: make([]int, len(cfg.QoS.SC2VL))}
+	for i, sl := range cfg.QoS.SLs {
+		scs := make([]uint8, len(sl.SCs))
+		for j, c := range sl.SCs {
+			scs[j] = uint8(c)
+			p.sc2sl[c] = uint8(i)
+			sc.SC2SL[c] = i
+		}
+		p.slSCs = append(p.slSCs, scs)
+		p.mtuFlits = append(p.mtuFlits, int32(cfg.MTUFlits(i)))
+		sc.SLs = append(sc.SLs, sched.SL{Name: sl.Name, SCs: sl.SCs, MTUCredits: cfg.credits(cfg.MTUFlits(i)), SBTWeight: sl.SBTWeight})
+	}
+	p.schedCfg = sc
+	return p
+}
+
+func (p *params) creditsOf(flits int32) int32 { return (flits + p.fpc - 1) / p.fpc }
+
+// transfer returns when the tail of a packet of flits leaves a buffer that
+// starts sending it at start at speed flits/cycle, given that its tail is
+// available there from tailAvail on (cut-through never outruns arrival).
+func transfer(start clock.Cycle, flits, speed int32, tailAvail clock.Cycle) clock.Cycle {
+	return clock.Max(start+clock.Cycle((flits+speed-1)/speed)-1, tailAvail)
+}
+
+func (p *params) newScheduler() sched.Scheduler {
+	s, err := p.schedulers.New(p.schedName, p.schedCfg)
+	if err != nil {
+		panic(err) // Validate checked the name; a factory error here is a bug
+	}
+	return s
+}
+
+// inWindow tells whether cycle t is inside the measurement window.
+func (p *params) inWindow(t clock.Cycle) bool { return t >= p.warmup && t < p.end }

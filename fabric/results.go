@@ -1,0 +1,143 @@
+package fabric
+
+import (
+	"fmt"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/opasim/opasim/clock"
+)
+
+// LatencySummary describes a latency distribution.
+type LatencySummary struct {
+	Messages   int64   `json:"messages"`
+	MeanCycles float64 `json:"mean_cycles"`
+	P50Cycles  int64   `json:"p50_cycles"`
+	P99Cycles  int64   `json:"p99_cycles"`
+	MaxCycles  int64   `json:"max_cycles"`
+	MeanNs     float64 `json:"mean_ns"`
+}
+
+// SLResult is the measurement of one service level.
+type SLResult struct {
+	SL                   string         `json:"sl"`
+	OfferedLoad          float64        `json:"offered_load"`
+	AcceptedThroughput   float64        `json:"accepted_throughput"`
+	NormalizedThroughput float64        `json:"normalized_throughput"`
+	Latency              LatencySummary `json:"latency"`
+	NetworkLatency       LatencySummary `json:"network_latency"`
+}
+
+// Results is the self-describing outcome of a run (the results JSON).
+type Results struct {
+	Config               Config         `json:"config"`
+	Seed                 uint64         `json:"seed"`
+	Engine               string         `json:"engine"`
+	NICs                 int            `json:"nics"`
+	CycleNs              float64        `json:"cycle_ns"`
+	SimulatedCycles      int64          `json:"simulated_cycles"`
+	MeasuredCycles       int64          `json:"measured_cycles"`
+	Interrupted          bool           `json:"interrupted"`
+	OfferedLoad          float64        `json:"offered_load"`
+	AcceptedThroughput   float64        `json:"accepted_throughput"`
+	DeliveredFlits       int64          `json:"delivered_flits"`
+	Latency              LatencySummary `json:"latency"`
+	NetworkLatency       LatencySummary `json:"network_latency"`
+	PerSL                []SLResult     `json:"per_sl"`
+	CreditStallCycles    int64          `json:"credit_stall_cycles"`
+	ConservationOK       bool           `json:"conservation_ok"`
+	ConservationProblems []string       `json:"conservation_problems,omitempty"`
+	Digest               string         `json:"digest"`
+	WallSeconds          float64        `json:"wall_seconds"`
+	CyclesPerSecond      float64        `json:"cycles_per_second"`
+	FlitsPerSecond       float64        `json:"flits_per_second"`
+}
+
+// Results measures the network after an engine ran it.
+func (n *Network) Results(o Outcome) *Results {
+	cfg := n.Config
+	st := NewStats(len(cfg.QoS.SLs))
+	for _, g := range n.Groups {
+		if g.Stats != nil {
+			st.Merge(g.Stats)
+		}
+	}
+	measured := int64(o.Reached) - cfg.Warmup
+	nics := len(n.NICs)
+	r := &Results{Config: cfg, Seed: cfg.Seed, Engine: o.Engine, NICs: nics, CycleNs: cfg.CycleNs(),
+		SimulatedCycles: int64(o.Reached), MeasuredCycles: max(measured, 0), Interrupted: o.Interrupted,
+		WallSeconds: o.Wall.Seconds()}
+	per := func(flits int64) float64 {
+		if measured <= 0 {
+			return 0
+		}
+		return float64(flits) / float64(measured) / float64(nics)
+	}
+	var offered, delivered int64
+	allLat, allNet := newHist(), newHist()
+	var latSum, netSum, msgs int64
+	for i, sl := range cfg.QoS.SLs {
+		offered += st.Offered[i]
+		delivered += st.Delivered[i]
+		allLat.Merge(st.Lat[i])
+		allNet.Merge(st.NetLat[i])
+		latSum, netSum, msgs = latSum+st.LatSum[i], netSum+st.NetLatSum[i], msgs+st.Msgs[i]
+		r.PerSL = append(r.PerSL, SLResult{SL: sl.Name, OfferedLoad: per(st.Offered[i]), AcceptedThroughput: per(st.Delivered[i]),
+			Latency:        summarize(st.Lat[i], st.LatSum[i], st.Msgs[i], r.CycleNs),
+			NetworkLatency: summarize(st.NetLat[i], st.NetLatSum[i], st.Msgs[i], r.CycleNs)})
+	}
+	for i := range r.PerSL {
+		if delivered > 0 {
+			r.PerSL[i].NormalizedThroughput = float64(st.Delivered[i]) / float64(delivered)
+		}
+	}
+	r.OfferedLoad, r.AcceptedThroughput, r.DeliveredFlits = per(offered), per(delivered), delivered
+	r.Latency = summarize(allLat, latSum, msgs, r.CycleNs)
+	r.NetworkLatency = summarize(allNet, netSum, msgs, r.CycleNs)
+	for _, sp := range n.Switches {
+		for _, op := range sp.Outputs {
+			r.CreditStallCycles += op.StallCycles
+		}
+	}
+	problems := n.CheckConservation(o.InFlight)
+	r.ConservationOK, r.ConservationProblems = len(problems) == 0, problems
+	r.Digest = n.digest(o.Reached, st)
+	if secs := o.Wall.Seconds(); secs > 0 {
+		r.CyclesPerSecond = float64(o.Reached) / secs
+		r.FlitsPerSecond = float64(n.totalDeliveredFlits()) / secs
+	}
+	return r
+}
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxLatency, 3) }
+
+func summarize(h *hdrhistogram.Histogram, sum, count int64, cycleNs float64) LatencySummary {
+	if count == 0 {
+		return LatencySummary{}
+	}
+	mean := float64(sum) / float64(count)
+	return LatencySummary{Messages: count, MeanCycles: mean, P50Cycles: h.ValueAtQuantile(50),
+		P99Cycles: h.ValueAtQuantile(99), MaxCycles: h.Max(), MeanNs: mean * cycleNs}
+}
+
+func (n *Network) totalDeliveredFlits() int64 {
+	var f int64
+	for _, nic := range n.NICs {
+		f += nic.DeliveredFlits
+	}
+	return f
+}
+
+// digest hashes the simulated outcome: every NIC's delivery sequence, the
+// cycle reached and the measured counters. No wall-clock figure enters it.
+func (n *Network) digest(reached clock.Cycle, st *Stats) string {
+	h := uint64(fnvOffset)
+	h = fnvMix(h, uint64(reached))
+	for _, nic := range n.NICs {
+		h = fnvMix(h, nic.digest, uint64(nic.GenPackets), uint64(nic.DeliveredPackets))
+	}
+	for i := range st.Offered {
+		h = fnvMix(h, uint64(st.Offered[i]), uint64(st.Delivered[i]), uint64(st.LatSum[i]), uint64(st.NetLatSum[i]))
+	}
+	return fmt.Sprintf("%016x", h)
+}

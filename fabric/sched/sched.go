@@ -1,0 +1,103 @@
+// Package sched holds the output schedulers (seed 000 section 3) that pick
+// which VL sends next on a link. Every switch output port and every NIC owns
+// one scheduler instance, built by name from a Registry.
+//
+// A scheduler sees only the eligible head packets of its port: one Head per
+// VL whose first packet is ready to leave and fits in the downstream buffer.
+// Pick chooses among them without changing any state; Commit is called only
+// for the head that was really sent and advances the scheduler's state.
+//
+// Imports: clock and messages only (no goroutines, no wall clock, no RNG).
+package sched
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Head describes the eligible head packet of one VL at a decision.
+type Head struct {
+	VL      int // virtual lane of the packet (index into the port's VLs)
+	SC      int // service channel carried in the packet header
+	SL      int // service level, SC2SL[SC]
+	Credits int // packet size in flow-control credits
+}
+
+// Scheduler is the per-port output scheduler.
+//
+// heads is never empty, lists each VL at most once, and is sorted by VL.
+// Pick returns an index into heads. It must not change the scheduler's
+// state: calling Pick twice with the same heads gives the same answer.
+// Commit(heads, i) is called once the packet heads[i] has been granted the
+// link (i is normally what Pick returned for the same heads).
+type Scheduler interface {
+	Pick(heads []Head) int
+	Commit(heads []Head, i int)
+}
+
+// SL describes one service level as the schedulers need it.
+type SL struct {
+	Name       string
+	SCs        []int // service channels of this SL, in SL2SC order
+	MTUCredits int   // per-SL MTU in credits (DTable charges this per transmission)
+	SBTWeight  int   // SBT weight (packets); the SBT column of seed 000 Table 10
+}
+
+// Entry is one DTable arbitration table entry.
+type Entry struct {
+	SL     int
+	Weight int // credits
+}
+
+// Config is everything a scheduler may need; each scheduler reads what it uses.
+type Config struct {
+	NumVLs int
+	SLs    []SL
+	SC2SL  []int
+	SC2VL  []int
+	Table  []Entry // DTable arbitration table (seed 000 Table 6 / Table 10 form)
+}
+
+// Factory builds a scheduler for one port.
+type Factory func(cfg Config) (Scheduler, error)
+
+// Registry maps scheduler names to factories. Build it explicitly with
+// NewRegistry or Default; registering a taken name is an error.
+type Registry struct {
+	factories map[string]Factory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{factories: map[string]Factory{}} }
+
+// Register adds a factory under name.
+func (r *Registry) Register(name string, f Factory) error {
+	if _, ok := r.factories[name]; ok {
+		return fmt.Errorf("scheduler %q is already registered", name)
+	}
+	r.factories[name] = f
+	return nil
+}
+
+// Names lists the registered names, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.factories))
+	for n := range r.factories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Has reports whether name is registered.
+func (r *Registry) Has(name string) bool { _, ok := r.factories[name]; return ok }
+
+// New builds the scheduler called name.
+func (r *Registry) New(name string, cfg Config) (Scheduler, error) {
+	f, ok := r.factories[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", name, strings.Join(r.Names(), ", "))
+	}
+	return f(cfg)
+}

@@ -1,0 +1,90 @@
+// Package messages defines what simulated components send each other: flits
+// (as whole packets under virtual cut-through), credits, and the request and
+// grant of the switch allocators. Every message names the component it is
+// for and the cycle it takes effect; a message never takes effect earlier
+// than the sender's cycle plus the minimum latency between components, which
+// is what lets groups of components run a window of cycles without a barrier.
+//
+// Messages are plain values: no pointers into a sender's state.
+//
+// Imports: clock only.
+package messages
+
+import "github.com/opasim/opasim/clock"
+
+// CompID numbers every simulated component (NICs first, then per switch its
+// MPorts, central crossbar and output ports).
+type CompID int32
+
+// Kind tells what a message carries.
+type Kind uint8
+
+const (
+	// KindPacket: a packet's flits on a link. Slot is the receiving port
+	// index within the receiver (MPort: 0-3; NIC: 0).
+	KindPacket Kind = iota
+	// KindCredit: Count credits of VL returned to the sender of a link.
+	KindCredit
+	// KindRequest: an input or central buffer asks a destination arbiter to
+	// accept Pkt; Slot is the requester's slot at the destination.
+	KindRequest
+	// KindGrant: the destination accepted the request of Slot; the transfer
+	// starts at Start and the tail leaves the source at TailOut.
+	KindGrant
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindPacket:
+		return "packet"
+	case KindCredit:
+		return "credit"
+	case KindRequest:
+		return "request"
+	case KindGrant:
+		return "grant"
+	}
+	return "unknown"
+}
+
+// Packet is the unit that moves atomically under virtual cut-through: at
+// most one SL MTU of a message. Head and Tail are the cycles its first and
+// last flit reach the receiver of the link it is on.
+type Packet struct {
+	ID       uint64 // unique: source NIC << 40 | sequence
+	Msg      uint64 // message id, unique like ID
+	Src, Dst int32  // NICs
+	SL       uint8
+	SC       uint8 // service channel on the current link
+	VL       uint8 // virtual lane on the current link (SC2VL[SC])
+	Last     bool  // last packet of its message
+	Flits    int32
+	Credits  int32
+	MsgFlits int32       // flits of the whole message
+	GenAt    clock.Cycle // message generated at the source NIC
+	InjAt    clock.Cycle // first header of the message left the source NIC
+	Head     clock.Cycle
+	Tail     clock.Cycle
+}
+
+// Msg is one message. Fields not used by a kind are zero.
+type Msg struct {
+	Kind  Kind
+	At    clock.Cycle // effect cycle at the receiver
+	Dst   CompID
+	Src   CompID
+	Slot  int32
+	VL    int32 // credit: the VL; request/grant: the VL at the destination buffer
+	Count int32 // credit: number of credits
+	Out   int32 // request: the switch output port the packet is routed to
+
+	// Request: Ready is the earliest cycle the source can start the
+	// transfer; TailAvail is when the packet's tail is available there.
+	Ready     clock.Cycle
+	TailAvail clock.Cycle
+	// Grant: transfer start and tail departure at the source.
+	Start   clock.Cycle
+	TailOut clock.Cycle
+
+	Pkt Packet
+}
