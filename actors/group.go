@@ -3,12 +3,16 @@ package actors
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/messages"
 )
+
+// batches recycles the batch messages groups send each other.
+var batches = sync.Pool{New: func() any { return &batch{} }}
 
 // child is a component actor of a group, with the messages addressed to it
 // that the group holds until its next step.
@@ -57,7 +61,8 @@ func (g *groupActor) spawnChildren(ctx actor.Context) {
 	for i, id := range members {
 		comp := g.e.net.Comps[id]
 		props := actor.PropsFromProducer(func() actor.Actor { return &componentActor{c: comp} },
-			actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)), actor.WithSupervisor(g.e.supervisor))
+			actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)), actor.WithMailbox(newInlineMailbox),
+			actor.WithSupervisor(g.e.supervisor))
 		pid, err := ctx.SpawnNamed(props, fmt.Sprintf("c%d", id))
 		if err != nil {
 			panic(err)
@@ -76,6 +81,8 @@ func (g *groupActor) takeIncoming() {
 			c.pending = append(c.pending, m)
 			c.wake = clock.Min(c.wake, m.At)
 		}
+		b.msgs = b.msgs[:0]
+		batches.Put(b)
 	}
 	g.incoming = g.incoming[:0]
 }
@@ -115,7 +122,8 @@ func (g *groupActor) route(m *messages.Msg) {
 	dg := g.e.groupOf[m.Dst]
 	b := g.outgoing[dg]
 	if b == nil {
-		b = &batch{from: g.index}
+		b = batches.Get().(*batch)
+		b.from = g.index
 		g.outgoing[dg] = b
 		g.dests = append(g.dests, dg)
 	}

@@ -42,6 +42,7 @@ type core struct {
 	tm       timers
 	lastEval []clock.Cycle
 	now      clock.Cycle
+	cur      messages.Msg // the message being applied (kept here so it does not escape)
 }
 
 func newCore(id messages.CompID, units int) core {
@@ -73,8 +74,8 @@ func (c *core) run(h handler, to clock.Cycle, out *Outbox) clock.Cycle {
 		}
 		c.now = t
 		for c.in.Top() == t {
-			m := c.in.Pop()
-			h.apply(&m, out)
+			c.cur = c.in.Pop()
+			h.apply(&c.cur, out)
 		}
 		for c.tm.Top() == t {
 			u := c.tm.Pop().Unit

@@ -16,6 +16,7 @@ import (
 // runFlags are the flags that override the config file.
 type runFlags struct {
 	config, pattern, engine, out, scheduler string
+	cpuProfile, memProfile                  string
 	ports                                   int
 	load                                    float64
 	cycles, warmup, window                  int64
@@ -34,6 +35,8 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.scheduler, "scheduler", "", "output scheduler (default rr)")
 	fs.Int64Var(&f.window, "window", 0, "cycles per clock window (default: the largest allowed)")
 	fs.StringVar(&f.out, "out", "", "write the results JSON here")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the run here")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a pprof heap profile at the end of the run here")
 }
 
 // load builds the effective config: defaults, then the file, then flags.

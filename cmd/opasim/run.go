@@ -33,7 +33,14 @@ func newRunCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			stopProfile, err := startProfiles(f.cpuProfile, f.memProfile)
+			if err != nil {
+				return badInput(err)
+			}
 			res, err := simulate(ctx, cfg, progressFor(os.Stderr, cfg.Cycles))
+			if perr := stopProfile(); perr != nil && err == nil {
+				err = perr
+			}
 			if err != nil {
 				return err
 			}

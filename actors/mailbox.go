@@ -1,0 +1,102 @@
+package actors
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// inlineMailbox is the mailbox of the component actors. A message posted
+// while the actor is idle is processed at once, on the poster's goroutine
+// (the actor's group), without a queue; a message posted while the actor is
+// busy is queued and processed, in order, before the busy call returns.
+// It keeps the mailbox guarantee (one message at a time, in order) at a
+// fraction of the cost of the default queue, which matters because a group
+// steps each of its busy components once per window.
+type inlineMailbox struct {
+	invoker actor.MessageInvoker
+	running atomic.Bool
+	mu      sync.Mutex
+	user    []any
+	system  []any
+}
+
+func newInlineMailbox() actor.Mailbox { return &inlineMailbox{} }
+
+func (m *inlineMailbox) PostUserMessage(msg any) {
+	m.post(msg, false)
+}
+
+func (m *inlineMailbox) PostSystemMessage(msg any) {
+	m.post(msg, true)
+}
+
+func (m *inlineMailbox) post(msg any, system bool) {
+	if !m.running.CompareAndSwap(false, true) {
+		m.mu.Lock()
+		if system {
+			m.system = append(m.system, msg)
+		} else {
+			m.user = append(m.user, msg)
+		}
+		m.mu.Unlock()
+		if m.running.CompareAndSwap(false, true) {
+			m.drain()
+		}
+		return
+	}
+	m.invoke(msg, system)
+	m.drain()
+}
+
+func (m *inlineMailbox) invoke(msg any, system bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			m.invoker.EscalateFailure(r, msg)
+		}
+	}()
+	if system {
+		m.invoker.InvokeSystemMessage(msg)
+	} else {
+		m.invoker.InvokeUserMessage(msg)
+	}
+}
+
+// drain processes what was queued meanwhile, then goes idle.
+func (m *inlineMailbox) drain() {
+	for {
+		m.mu.Lock()
+		if len(m.system) == 0 && len(m.user) == 0 {
+			m.running.Store(false)
+			m.mu.Unlock()
+			return
+		}
+		msg, system := m.pop()
+		m.mu.Unlock()
+		m.invoke(msg, system)
+	}
+}
+
+func (m *inlineMailbox) pop() (any, bool) {
+	if len(m.system) > 0 {
+		msg := m.system[0]
+		m.system = m.system[1:]
+		return msg, true
+	}
+	msg := m.user[0]
+	m.user = m.user[1:]
+	return msg, false
+}
+
+func (m *inlineMailbox) RegisterHandlers(invoker actor.MessageInvoker, _ actor.Dispatcher) {
+	m.invoker = invoker
+}
+
+func (m *inlineMailbox) Start() {}
+
+func (m *inlineMailbox) UserMessageCount() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.user)
+}
