@@ -3,6 +3,8 @@ package actors
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
 	"runtime"
 	"time"
 
@@ -35,7 +37,7 @@ type engine struct {
 // actor is never restarted with fresh state).
 func Run(ctx context.Context, n *fabric.Network, progress fabric.Progress) (fabric.Outcome, error) {
 	begin := time.Now()
-	e := &engine{net: n, system: actor.NewActorSystem(), finished: make(chan result, 1), failed: make(chan error, 1)}
+	e := &engine{net: n, system: newSystem(), finished: make(chan result, 1), failed: make(chan error, 1)}
 	e.supervisor = stopAndReport{e.failed}
 	e.groupOf = make([]int, len(n.Comps))
 	for gi, g := range n.Groups {
@@ -80,6 +82,13 @@ func Run(ctx context.Context, n *fabric.Network, progress fabric.Progress) (fabr
 	e.shutdown()
 	return fabric.Outcome{Reached: res.reached, Interrupted: res.interrupted, InFlight: held,
 		Wall: time.Since(begin), Engine: "actors"}, nil
+}
+
+// newSystem makes an actor system that logs only errors: the run's own
+// output is the summary and the results file.
+func newSystem() *actor.ActorSystem {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }))
 }
 
 // collect asks every group for the messages it still holds; batches sent in

@@ -3,12 +3,14 @@ package actors
 import (
 	"runtime"
 	"sync"
+	"time"
 )
 
-// spins is how many times an idle worker polls for work, yielding in
-// between, before it parks: a window's groups finish within microseconds of
-// each other, and waking a parked goroutine costs more than that.
-const spins = 64
+// spinFor is how long an idle worker polls for work, yielding in between,
+// before it parks: a window takes tens of microseconds, and waking a parked
+// worker (an OS thread) costs about as much, every window. Spinning is
+// bounded so a busy machine is not starved.
+const spinFor = 200 * time.Microsecond
 
 // pool is a protoactor dispatcher backed by a fixed set of worker
 // goroutines, so activating a mailbox does not start a goroutine.
@@ -31,6 +33,9 @@ func newPool(workers, capacity, throughput int) *pool {
 
 func (p *pool) worker() {
 	defer p.wg.Done()
+	// A worker keeps its OS thread (and so its caches) for the whole run.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for {
 		fn, ok := p.next()
 		if !ok {
@@ -42,13 +47,22 @@ func (p *pool) worker() {
 
 // next spins briefly, then blocks, for the next activation.
 func (p *pool) next() (func(), bool) {
-	for i := 0; i < spins; i++ {
+	var deadline time.Time
+	for i := 0; ; i++ {
 		select {
 		case fn, ok := <-p.work:
 			return fn, ok
 		default:
-			runtime.Gosched()
 		}
+		if i%64 == 0 {
+			now := time.Now()
+			if deadline.IsZero() {
+				deadline = now.Add(spinFor)
+			} else if now.After(deadline) {
+				break
+			}
+		}
+		runtime.Gosched()
 	}
 	fn, ok := <-p.work
 	return fn, ok

@@ -35,6 +35,7 @@ type Network struct {
 type Group struct {
 	Name    string
 	Kind    string // "switch" or "nics"
+	Switch  int    // the switch it is, or whose NICs it holds
 	Members []messages.CompID
 	Stats   *Stats
 }
@@ -148,7 +149,7 @@ func (n *Network) wire() {
 
 func (n *Network) group(nicStats []*Stats) {
 	for s, sp := range n.Switches {
-		g := Group{Name: fmt.Sprintf("switch%d", s), Kind: "switch"}
+		g := Group{Name: fmt.Sprintf("switch%d", s), Kind: "switch", Switch: s}
 		for _, m := range sp.MPorts {
 			g.Members = append(g.Members, m.ID())
 		}
@@ -157,7 +158,7 @@ func (n *Network) group(nicStats []*Stats) {
 			g.Members = append(g.Members, o.ID())
 		}
 		n.Groups = append(n.Groups, g)
-		ng := Group{Name: fmt.Sprintf("nics%d", s), Kind: "nics", Stats: nicStats[s]}
+		ng := Group{Name: fmt.Sprintf("nics%d", s), Kind: "nics", Switch: s, Stats: nicStats[s]}
 		for i, ref := range n.Topology.NICPort {
 			if ref.Switch == s {
 				ng.Members = append(ng.Members, n.NICs[i].ID())

@@ -144,6 +144,8 @@ func (n *NIC) enqueue(sl, dst int, flits int32, now clock.Cycle) {
 	if n.p.inWindow(now) {
 		n.stats.Offered[sl] += int64(flits)
 	}
+	n.stats.InjectedFlits[sl] += int64(flits)
+	n.stats.InjectedMsgs[sl]++
 	mtu := n.p.mtuFlits[sl]
 	for left := flits; left > 0; left -= mtu {
 		f := min(left, mtu)

@@ -48,8 +48,9 @@ type OutputPort struct {
 	downComp  messages.CompID
 	downSlot  int32
 
-	Accepted, Sent int64 // packets, for the conservation check
-	StallCycles    int64 // cycles the link was free with packets ready but no credits
+	Accepted, Sent int64   // packets, for the conservation check
+	SentBySL       []int64 // packets the output scheduler granted the link, per SL
+	StallCycles    int64   // cycles the link was free with packets ready but no credits
 	stallSince     clock.Cycle
 }
 
@@ -57,7 +58,7 @@ func newOutputPort(p *params, id messages.CompID, sw, port, mports int) *OutputP
 	return &OutputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
 		req: make([]pending, 4+2*mports), q: make([]fifo, p.vls),
 		space: newSpace(p.vls, p.outCap, p.excl, p.maxVL), sched: p.newScheduler(),
-		heads: make([]sched.Head, 0, p.vls), stallSince: -1}
+		heads: make([]sched.Head, 0, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs))}
 }
 
 // Advance implements Component.
@@ -178,6 +179,7 @@ func (o *OutputPort) transmit(now clock.Cycle, vl int, out *Outbox) {
 	o.linkFree = tailOut + 1
 	o.rel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits})
 	o.Sent++
+	o.SentBySL[pk.SL]++
 	out.Send(messages.Msg{Kind: messages.KindPacket, At: pk.Head, Dst: o.downComp, Src: o.id, Slot: o.downSlot, Pkt: pk})
 	o.at(o.linkFree, 0)
 	o.at(tailOut+1, 0)

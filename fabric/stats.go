@@ -11,14 +11,39 @@ import (
 // it commutes, so NICs stepped in any order give the same Stats; engines
 // give each group of NICs its own Stats and merge them at the end.
 type Stats struct {
-	Offered    []int64 // flits generated in the window, per SL
-	Delivered  []int64 // flits whose tail arrived in the window, per SL
-	Lat        []*hdrhistogram.Histogram
-	NetLat     []*hdrhistogram.Histogram
-	LatSum     []int64
-	NetLatSum  []int64
-	Msgs       []int64 // messages generated in the window and delivered before the end
-	StallCycle int64   // cycles an output link had a packet but no credits (not yet used)
+	Offered   []int64 // flits generated in the window, per SL
+	Delivered []int64 // flits whose tail arrived in the window, per SL
+	Lat       []*hdrhistogram.Histogram
+	NetLat    []*hdrhistogram.Histogram
+	LatSum    []int64
+	NetLatSum []int64
+	Msgs      []int64 // messages generated in the window and delivered before the end
+
+	// Cumulative over the whole run (warm-up included), for live metrics.
+	InjectedFlits, InjectedMsgs     []int64 // generated
+	DeliveredFlits, DeliveredMsgs   []int64
+	LatencyBuckets                  [][]int64 // per SL, per LatencyBounds bucket (last: above all bounds)
+	NetLatencyBuckets               [][]int64
+	LatencyCycles, NetLatencyCycles []int64 // sums, for the histograms' _sum
+}
+
+// LatencyBounds are the upper bounds, in cycles, of the live latency
+// histogram buckets: 100 to 102,400 cycles by powers of two.
+var LatencyBounds = func() []int64 {
+	var b []int64
+	for v := int64(100); v <= 102400; v *= 2 {
+		b = append(b, v)
+	}
+	return b
+}()
+
+func bucketOf(v int64) int {
+	for i, b := range LatencyBounds {
+		if v <= b {
+			return i
+		}
+	}
+	return len(LatencyBounds)
 }
 
 // maxLatency bounds what the histograms track exactly (3 significant digits).
@@ -27,8 +52,12 @@ const maxLatency = 1 << 40
 // NewStats makes empty statistics for sls service levels.
 func NewStats(sls int) *Stats {
 	s := &Stats{Offered: make([]int64, sls), Delivered: make([]int64, sls), LatSum: make([]int64, sls),
-		NetLatSum: make([]int64, sls), Msgs: make([]int64, sls)}
+		NetLatSum: make([]int64, sls), Msgs: make([]int64, sls),
+		InjectedFlits: make([]int64, sls), InjectedMsgs: make([]int64, sls), DeliveredFlits: make([]int64, sls),
+		DeliveredMsgs: make([]int64, sls), LatencyCycles: make([]int64, sls), NetLatencyCycles: make([]int64, sls)}
 	for i := 0; i < sls; i++ {
+		s.LatencyBuckets = append(s.LatencyBuckets, make([]int64, len(LatencyBounds)+1))
+		s.NetLatencyBuckets = append(s.NetLatencyBuckets, make([]int64, len(LatencyBounds)+1))
 		s.Lat = append(s.Lat, hdrhistogram.New(1, maxLatency, 3))
 		s.NetLat = append(s.NetLat, hdrhistogram.New(1, maxLatency, 3))
 	}
@@ -46,17 +75,25 @@ func (s *Stats) Merge(o *Stats) {
 		s.Lat[i].Merge(o.Lat[i])
 		s.NetLat[i].Merge(o.NetLat[i])
 	}
-	s.StallCycle += o.StallCycle
 }
 
 func (s *Stats) delivered(p *params, pkt *messages.Packet, tail clock.Cycle) {
 	if p.inWindow(tail) {
 		s.Delivered[pkt.SL] += int64(pkt.Flits)
 	}
-	if !pkt.Last || pkt.GenAt < p.warmup {
+	s.DeliveredFlits[pkt.SL] += int64(pkt.Flits)
+	if !pkt.Last {
 		return
 	}
 	lat, net := int64(tail-pkt.GenAt), int64(tail-pkt.InjAt)
+	s.DeliveredMsgs[pkt.SL]++
+	s.LatencyBuckets[pkt.SL][bucketOf(lat)]++
+	s.NetLatencyBuckets[pkt.SL][bucketOf(net)]++
+	s.LatencyCycles[pkt.SL] += lat
+	s.NetLatencyCycles[pkt.SL] += net
+	if pkt.GenAt < p.warmup {
+		return
+	}
 	s.Msgs[pkt.SL]++
 	s.LatSum[pkt.SL] += lat
 	s.NetLatSum[pkt.SL] += net

@@ -31,7 +31,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
-	root.AddCommand(newRunCmd())
+	root.AddCommand(newRunCmd(), newBenchCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "opasim:", err)
 		var u usageError

@@ -1,0 +1,115 @@
+package actors
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/sched"
+)
+
+func build(t *testing.T, cfg fabric.Config) *fabric.Network {
+	t.Helper()
+	n, err := fabric.Build(cfg, sched.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func configs() map[string]fabric.Config {
+	uniform := fabric.Default()
+	uniform.Cycles, uniform.Warmup, uniform.Traffic.Load = 6000, 1000, 0.9
+	small := fabric.Default()
+	small.Topology.Ports, small.Cycles, small.Warmup = 8, 6000, 1000
+	small.Traffic.Pattern, small.Traffic.Load = "hot_spot", 0.7
+	mix := fabric.Default()
+	mix.Cycles, mix.Warmup, mix.Traffic.Load = 6000, 1000, 0.6
+	mix.Traffic.ShortMessageFlits, mix.Traffic.LongMessageFlits, mix.Traffic.ShortMessagePercent = 4, 64, 60
+	mix.Traffic.Pattern = "bit_reversal"
+	odd := fabric.Default()
+	odd.Cycles, odd.Warmup = 6000, 1000
+	odd.Switch.Latency = fabric.LatencyConfig{RT: 7, SBIn: 11, SBOut: 13, AT: 5, XMPort: 3, XCentral: 1, Fly: 3}
+	return map[string]fabric.Config{"uniform 0.9": uniform, "8 ports hot spot": small, "short/long mix": mix, "odd latencies": odd}
+}
+
+// TestEnginesAgree: the actor engine at GOMAXPROCS 1 and 2, with the
+// largest window and with one-cycle windows, gives the sequential engine's
+// digest, bit for bit, on several configs.
+func TestEnginesAgree(t *testing.T) {
+	for name, cfg := range configs() {
+		seq := build(t, cfg)
+		want := seq.Results(fabric.RunSequential(context.Background(), seq, nil))
+		if !want.ConservationOK {
+			t.Fatalf("%s: sequential conservation: %v", name, want.ConservationProblems)
+		}
+		for _, procs := range []int{1, 2} {
+			for _, window := range []int64{0, 1} {
+				c := cfg
+				c.Window = window
+				prev := runtime.GOMAXPROCS(procs)
+				n := build(t, c)
+				o, err := Run(context.Background(), n, nil)
+				runtime.GOMAXPROCS(prev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := n.Results(o)
+				if got.Digest != want.Digest || got.DeliveredFlits != want.DeliveredFlits || !got.ConservationOK {
+					t.Errorf("%s, GOMAXPROCS=%d, window=%d: digest %s (%d flits, conservation %v), sequential %s (%d flits)",
+						name, procs, window, got.Digest, got.DeliveredFlits, got.ConservationOK, want.Digest, want.DeliveredFlits)
+				}
+			}
+		}
+	}
+}
+
+// TestRepeatable: the same config and seed give the same digest run after
+// run, and another seed gives another.
+func TestRepeatable(t *testing.T) {
+	cfg := configs()["uniform 0.9"]
+	var digests []string
+	for i := 0; i < 3; i++ {
+		n := build(t, cfg)
+		o, err := Run(context.Background(), n, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		digests = append(digests, n.Results(o).Digest)
+	}
+	if digests[0] != digests[1] || digests[1] != digests[2] {
+		t.Errorf("digests differ between runs: %v", digests)
+	}
+	cfg.Seed++
+	n := build(t, cfg)
+	o, _ := Run(context.Background(), n, nil)
+	if d := n.Results(o).Digest; d == digests[0] {
+		t.Errorf("seed %d gives the same digest as seed %d", cfg.Seed, cfg.Seed-1)
+	}
+}
+
+// TestInterrupt: a cancelled run stops at a window boundary and its
+// partial results still conserve every flit and credit.
+func TestInterrupt(t *testing.T) {
+	cfg := configs()["uniform 0.9"]
+	cfg.Cycles = 1 << 40
+	n := build(t, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	o, err := Run(ctx, n, func(c clock.Cycle) {
+		if c > 3000 {
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := n.Results(o)
+	if !r.Interrupted || r.SimulatedCycles < 3000 || r.SimulatedCycles > 1<<30 {
+		t.Errorf("interrupted %v at cycle %d", r.Interrupted, r.SimulatedCycles)
+	}
+	if !r.ConservationOK {
+		t.Errorf("conservation after interrupt: %v", r.ConservationProblems)
+	}
+}

@@ -1,0 +1,98 @@
+package fabric
+
+import (
+	"time"
+
+	"github.com/opasim/opasim/clock"
+)
+
+// Observer watches a run while it goes on (live metrics). Engines call it
+// at window boundaries; it must be cheap, and it must not keep references
+// into the model.
+type Observer interface {
+	// GroupDone is called on the goroutine that ran group g, right after it
+	// finished window w (busy is the wall time it took; 0 for the
+	// sequential engine). During this call only, the observer may read the
+	// group's state with Network.Snapshot(g, ...).
+	GroupDone(g int, w clock.Window, busy time.Duration)
+	// WindowDone is called once every group of window w is done; wait is
+	// how long the clock waited for the slowest group (the barrier).
+	WindowDone(w clock.Window, wait time.Duration)
+}
+
+// Stage names a buffer stage of a switch.
+type Stage int
+
+// The buffer stages, in the order a packet meets them.
+const (
+	StageInput Stage = iota
+	StageCentral
+	StageOutput
+	Stages
+)
+
+func (s Stage) String() string { return [...]string{"input", "central", "output"}[s] }
+
+// Snapshot is what a group holds now. For a switch group: buffer occupancy
+// in flits per stage (and per stage and VL), credit-stall cycles and the
+// packets each output scheduler sent per SL, all cumulative where they are
+// counts. For a NIC group: its Stats (cumulative counters per SL).
+type Snapshot struct {
+	Group        int
+	Kind         string // "switch" or "nics"
+	Switch       int
+	Occupancy    [Stages]int64   // flits buffered now
+	OccupancyVL  [Stages][]int64 // flits buffered now, per VL
+	Capacity     [Stages]int64   // flits of buffer space
+	StallCycles  int64
+	GrantsBySL   []int64
+	Stats        *Stats // NIC groups only; read it during GroupDone only
+	ReachedCycle clock.Cycle
+}
+
+// Snapshot fills s with group g's current state (see Observer).
+func (n *Network) Snapshot(g int, s *Snapshot) {
+	grp := &n.Groups[g]
+	s.Group, s.Kind, s.Stats, s.Switch = g, grp.Kind, grp.Stats, grp.Switch
+	if grp.Kind != "switch" {
+		return
+	}
+	p := n.p
+	for st := range s.OccupancyVL {
+		if len(s.OccupancyVL[st]) != p.vls {
+			s.OccupancyVL[st] = make([]int64, p.vls)
+		}
+		clear(s.OccupancyVL[st])
+		s.Occupancy[st], s.Capacity[st] = 0, 0
+	}
+	if len(s.GrantsBySL) != len(p.slSCs) {
+		s.GrantsBySL = make([]int64, len(p.slSCs))
+	}
+	clear(s.GrantsBySL)
+	s.StallCycles = 0
+	sp := &n.Switches[grp.Switch]
+	for _, m := range sp.MPorts {
+		for i := range m.occ {
+			s.add(StageInput, &m.occ[i], p)
+		}
+	}
+	for b := range sp.Central.buf {
+		s.add(StageCentral, &sp.Central.buf[b].space, p)
+	}
+	for _, o := range sp.Outputs {
+		s.add(StageOutput, &o.space, p)
+		s.StallCycles += o.StallCycles
+		for sl, c := range o.SentBySL {
+			s.GrantsBySL[sl] += c
+		}
+	}
+}
+
+func (s *Snapshot) add(st Stage, sp *Space, p *params) {
+	f := int64(p.fpc)
+	for vl := range s.OccupancyVL[st] {
+		s.OccupancyVL[st][vl] += int64(sp.Used(vl)) * f
+	}
+	s.Occupancy[st] += int64(sp.Total()) * f
+	s.Capacity[st] += int64(sp.capacity) * f
+}

@@ -1,0 +1,177 @@
+package sched
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// randomHeads draws n decisions of eligible heads for cfg from a fixed seed:
+// each VL is eligible with probability 0.6 (at least one always is), with a
+// head of one of the SCs mapped to it.
+func randomHeads(cfg Config, n int, seed uint64) [][]Head {
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	vlSCs := make([][]int, cfg.NumVLs)
+	for sc, vl := range cfg.SC2VL {
+		vlSCs[vl] = append(vlSCs[vl], sc)
+	}
+	seq := make([][]Head, n)
+	for d := range seq {
+		for vl, scs := range vlSCs {
+			if len(scs) > 0 && rng.Float64() < 0.6 {
+				seq[d] = append(seq[d], headOfSC(cfg, vl, scs[rng.IntN(len(scs))]))
+			}
+		}
+		if len(seq[d]) == 0 {
+			sc := rng.IntN(len(cfg.SC2VL))
+			seq[d] = []Head{headOfSC(cfg, cfg.SC2VL[sc], sc)}
+		}
+	}
+	return seq
+}
+
+func headOfSC(cfg Config, vl, sc int) Head {
+	sl := cfg.SC2SL[sc]
+	return Head{VL: vl, SC: sc, SL: sl, Credits: cfg.SLs[sl].MTUCredits}
+}
+
+// drive feeds seq to a fresh scheduler and returns its picks. With
+// pickTwice, Pick is called twice per decision and must answer the same.
+func drive(newS func() (Scheduler, error), seq [][]Head, pickTwice bool) ([]int, error) {
+	s, err := newS()
+	if err != nil {
+		return nil, err
+	}
+	picks := make([]int, len(seq))
+	for d, heads := range seq {
+		i := s.Pick(heads)
+		if i < 0 || i >= len(heads) {
+			return nil, fmt.Errorf("decision %d: Pick = %d with %d eligible heads (not work-conserving)", d, i, len(heads))
+		}
+		if !eligible(heads, heads[i].VL) {
+			return nil, fmt.Errorf("decision %d: picked VL %d, not eligible", d, heads[i].VL)
+		}
+		if pickTwice {
+			if j := s.Pick(heads); j != i {
+				return nil, fmt.Errorf("decision %d: Pick changed state: %d then %d", d, i, j)
+			}
+		}
+		s.Commit(heads, i)
+		picks[d] = heads[i].VL
+	}
+	return picks, nil
+}
+
+// eligible reports whether VL vl has a head in heads. With an index into
+// heads this can only fail through an index error; it is kept explicit.
+func eligible(heads []Head, vl int) bool {
+	for _, h := range heads {
+		if h.VL == vl {
+			return true
+		}
+	}
+	return false
+}
+
+// checkConformance runs the four properties every scheduler must have over
+// seq: (a) work-conserving, (b) only eligible VLs, (c) Pick changes nothing
+// (Pick twice per decision, and Pick-Pick-Commit picks what Pick-Commit
+// picks), (d) two fresh instances fed the same inputs pick the same.
+func checkConformance(newS func() (Scheduler, error), seq [][]Head) error {
+	a, err := drive(newS, seq, false)
+	if err != nil {
+		return fmt.Errorf("(a)/(b): %w", err)
+	}
+	b, err := drive(newS, seq, false)
+	if err != nil {
+		return fmt.Errorf("(d): %w", err)
+	}
+	if d := firstDiff(a, b); d >= 0 {
+		return fmt.Errorf("(d): two fresh schedulers differ at decision %d: VL %d vs VL %d", d, a[d], b[d])
+	}
+	c, err := drive(newS, seq, true)
+	if err != nil {
+		return fmt.Errorf("(c): %w", err)
+	}
+	if d := firstDiff(a, c); d >= 0 {
+		return fmt.Errorf("(c): Pick-Pick-Commit differs from Pick-Commit at decision %d: VL %d vs VL %d", d, c[d], a[d])
+	}
+	return nil
+}
+
+func firstDiff(a, b []int) int {
+	for i := range a {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestConformance checks every registered scheduler; registering a new one
+// in Default() is all it takes to have it checked here.
+func TestConformance(t *testing.T) {
+	reg := Default()
+	configs := map[string]Config{"paper": paperConfig(), "dedicated": dedicatedConfig()}
+	for _, name := range reg.Names() {
+		for cname, cfg := range configs {
+			t.Run(name+"/"+cname, func(t *testing.T) {
+				newS := func() (Scheduler, error) { return reg.New(name, cfg) }
+				for _, seed := range []uint64{1, 2, 3} {
+					if err := checkConformance(newS, randomHeads(cfg, 20000, seed)); err != nil {
+						t.Fatalf("seed %d: %v", seed, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// pickMutates advances its pointer in Pick: round-robin, but wrong.
+type pickMutates struct{ last, numVLs int }
+
+func (s *pickMutates) Pick(heads []Head) int {
+	s.last = (s.last + 1) % s.numVLs
+	return firstAtOrAfter(heads, s.last)
+}
+func (s *pickMutates) Commit([]Head, int) {}
+
+// idles refuses to pick when several VLs compete.
+type idles struct{}
+
+func (idles) Pick(heads []Head) int {
+	if len(heads) > 1 {
+		return -1
+	}
+	return 0
+}
+func (idles) Commit([]Head, int) {}
+
+// sharedCounter keeps its state where every instance sees it, like a
+// package-level variable would.
+type sharedCounter struct{ n *int }
+
+func (s sharedCounter) Pick(heads []Head) int { return *s.n % len(heads) }
+func (s sharedCounter) Commit([]Head, int)    { *s.n++ }
+
+// TestConformanceCatchesBadSchedulers shows that the checker can fail.
+func TestConformanceCatchesBadSchedulers(t *testing.T) {
+	cfg := paperConfig()
+	seq := randomHeads(cfg, 2000, 7)
+	shared := new(int)
+	for _, tc := range []struct {
+		name string
+		newS func() (Scheduler, error)
+		want string
+	}{
+		{"mutating Pick", func() (Scheduler, error) { return &pickMutates{numVLs: 8}, nil }, "(c)"},
+		{"idles", func() (Scheduler, error) { return idles{}, nil }, "(a)"},
+		{"shared state", func() (Scheduler, error) { return sharedCounter{shared}, nil }, "(d)"},
+	} {
+		err := checkConformance(tc.newS, seq)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%s: checker said %v, want an error starting with %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package sched
+
+import (
+	"errors"
+	"fmt"
+)
+
+// NewDTable builds the DTable scheduler of seed 000 section 3.3 from
+// cfg.Table (weights in credits), the SLs' MTUs (credits) and SCs, and
+// SC2VL. It rejects only what leaves Algorithm 2 undefined, listing every
+// problem at once; entry weights below the SL's MTU are legal (line 26 runs
+// the deficit counter into debt, see dtable).
+func NewDTable(cfg Config) (Scheduler, error) {
+	if err := validateDTable(cfg); err != nil {
+		return nil, err
+	}
+	n := len(cfg.SLs)
+	s := &dtable{
+		table:   append([]Entry(nil), cfg.Table...),
+		mtu:     make([]int, n),
+		scs:     make([][]int, n),
+		sc2vl:   append([]int(nil), cfg.SC2VL...),
+		deficit: make([]int, n),
+		scNext:  make([]int, n),
+		cur:     -1,
+		lastSL:  -1,
+	}
+	for i, sl := range cfg.SLs {
+		s.mtu[i] = sl.MTUCredits
+		s.scs[i] = append([]int(nil), sl.SCs...)
+	}
+	return s, nil
+}
+
+// validateDTable lists every problem of cfg for DTable.
+func validateDTable(cfg Config) error {
+	if err := checkSLCount("dtable", cfg); err != nil {
+		return err
+	}
+	if len(cfg.Table) == 0 {
+		return errors.New("dtable: Config.Table is empty; DTable needs an arbitration table of (SL, weight) entries (seed 000 Tables 6 and 10, see fabric/dtable)")
+	}
+	errs, hasEntry := checkEntries(cfg)
+	for i, sl := range cfg.SLs {
+		if hasEntry[i] && sl.MTUCredits <= 0 {
+			errs = append(errs, fmt.Errorf("dtable: SLs[%d].MTUCredits = %d, want > 0 (line 26 charges it per transmission)", i, sl.MTUCredits))
+		}
+		errs = append(errs, checkSCs(cfg, i)...)
+		if !hasEntry[i] && reachable(cfg, i) {
+			errs = append(errs, fmt.Errorf("dtable: SL %d (%s) has SCs but no entry in Config.Table; its packets could never be sent", i, sl.Name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkEntries checks the SL and weight of every table entry and reports
+// which SLs own at least one entry.
+func checkEntries(cfg Config) ([]error, []bool) {
+	var errs []error
+	hasEntry := make([]bool, len(cfg.SLs))
+	for e, en := range cfg.Table {
+		if en.SL < 0 || en.SL >= len(cfg.SLs) {
+			errs = append(errs, fmt.Errorf("dtable: Table[%d].SL = %d, want 0..%d", e, en.SL, len(cfg.SLs)-1))
+			continue
+		}
+		if en.Weight < 0 {
+			errs = append(errs, fmt.Errorf("dtable: Table[%d].Weight = %d, want >= 0", e, en.Weight))
+		}
+		hasEntry[en.SL] = true
+	}
+	return errs, hasEntry
+}
+
+// checkSCs checks that every SC of SL i has a VL in SC2VL.
+func checkSCs(cfg Config, i int) []error {
+	var errs []error
+	for _, sc := range cfg.SLs[i].SCs {
+		if sc < 0 || sc >= len(cfg.SC2VL) {
+			errs = append(errs, fmt.Errorf("dtable: SLs[%d].SCs has SC %d, want 0..%d (an index of SC2VL)", i, sc, len(cfg.SC2VL)-1))
+		}
+	}
+	return errs
+}
+
+// reachable reports whether packets of SL i can appear at a head: it owns
+// an SC, or SC2SL maps some SC to it.
+func reachable(cfg Config, i int) bool {
+	if len(cfg.SLs[i].SCs) > 0 {
+		return true
+	}
+	for _, sl := range cfg.SC2SL {
+		if sl == i {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,138 @@
+package topo
+
+import "fmt"
+
+// Channel is one switch output link carrying one service channel: a node
+// of the channel dependency graph.
+type Channel struct {
+	Switch, Port, SC int
+}
+
+// DependencyGraph is the channel dependency graph of a routing (Dally and
+// Seitz; Duato): an edge from the channel a packet holds to the next channel
+// it requests. A deterministic routing whose graph, over every routed path,
+// has no cycle cannot deadlock. Channels into NICs are sinks; links from
+// NICs are sources, so neither can close a cycle and only switch output
+// channels are nodes.
+type DependencyGraph struct {
+	first  []int // first[s]: node of switch s port 0 SC 0
+	numSCs int
+	adj    [][]int32 // adj[node]: distinct successors
+}
+
+// NewDependencyGraph returns an empty graph over t's switch output channels
+// with service channels 0..numSCs-1.
+func NewDependencyGraph(t *Topology, numSCs int) *DependencyGraph {
+	g := &DependencyGraph{first: make([]int, t.NumSwitches()), numSCs: numSCs}
+	nodes := 0
+	for s, r := range t.Radix {
+		g.first[s] = nodes
+		nodes += r * numSCs
+	}
+	g.adj = make([][]int32, nodes)
+	return g
+}
+
+func (g *DependencyGraph) node(h Hop) int32 {
+	return int32(g.first[h.Switch] + h.OutPort*g.numSCs + h.SC)
+}
+
+func (g *DependencyGraph) channel(node int32) Channel {
+	s := 0
+	for s+1 < len(g.first) && g.first[s+1] <= int(node) {
+		s++
+	}
+	rest := int(node) - g.first[s]
+	return Channel{Switch: s, Port: rest / g.numSCs, SC: rest % g.numSCs}
+}
+
+// AddPath adds the dependencies of one routed path (as Trace returns it):
+// each hop's output channel depends on the previous hop's.
+func (g *DependencyGraph) AddPath(hops []Hop) error {
+	for i := 1; i < len(hops); i++ {
+		if hops[i].SC < 0 || hops[i].SC >= g.numSCs || hops[i-1].SC < 0 || hops[i-1].SC >= g.numSCs {
+			return fmt.Errorf("dependency graph: SC %d or %d outside 0..%d", hops[i-1].SC, hops[i].SC, g.numSCs-1)
+		}
+		from, to := g.node(hops[i-1]), g.node(hops[i])
+		if !containsNode(g.adj[from], to) {
+			g.adj[from] = append(g.adj[from], to)
+		}
+	}
+	return nil
+}
+
+func containsNode(list []int32, n int32) bool {
+	for _, m := range list {
+		if m == n {
+			return true
+		}
+	}
+	return false
+}
+
+// Edges counts the distinct dependencies.
+func (g *DependencyGraph) Edges() int {
+	n := 0
+	for _, a := range g.adj {
+		n += len(a)
+	}
+	return n
+}
+
+// Cycle returns one cycle of the graph, its channels in dependency order,
+// or nil when the graph is acyclic.
+func (g *DependencyGraph) Cycle() []Channel {
+	const (
+		unseen = iota
+		onStack
+		done
+	)
+	state := make([]uint8, len(g.adj))
+	var stack []dfsFrame
+	for root := range g.adj {
+		if state[root] != unseen {
+			continue
+		}
+		state[root] = onStack
+		stack = append(stack[:0], dfsFrame{node: int32(root)})
+		for len(stack) > 0 {
+			top := &stack[len(stack)-1]
+			if top.next == len(g.adj[top.node]) {
+				state[top.node] = done
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			succ := g.adj[top.node][top.next]
+			top.next++
+			switch state[succ] {
+			case onStack:
+				return g.cycleFrom(stack, succ)
+			case unseen:
+				state[succ] = onStack
+				stack = append(stack, dfsFrame{node: succ})
+			}
+		}
+	}
+	return nil
+}
+
+// dfsFrame is a node on the depth-first search stack and the index of its
+// next successor to visit.
+type dfsFrame struct {
+	node int32
+	next int
+}
+
+func (g *DependencyGraph) cycleFrom(stack []dfsFrame, start int32) []Channel {
+	var cycle []Channel
+	for i := len(stack) - 1; i >= 0; i-- {
+		cycle = append(cycle, g.channel(stack[i].node))
+		if stack[i].node == start {
+			break
+		}
+	}
+	for i, j := 0, len(cycle)-1; i < j; i, j = i+1, j-1 {
+		cycle[i], cycle[j] = cycle[j], cycle[i]
+	}
+	return cycle
+}

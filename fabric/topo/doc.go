@@ -1,0 +1,16 @@
+// Package topo describes network topologies (seed 000 sections 4.1 and 4.3,
+// seed 001 section 3.2) and their routing functions, as plain data: which
+// switch port is wired to which, where each NIC attaches, and for every
+// switch, input port and destination NIC the output port and the next
+// service channel.
+//
+// Topologies: SingleSwitch, Torus (n-dimensional, with trunks) and Tree
+// (k-ary n-tree); the paper's networks are named presets (presets.go).
+// Routers: "direct" (single switch), "dor" (dimension-order routing on tori,
+// deadlock-free with two SCs per SL and a dateline) and "updown" (d-mod-k
+// up/down routing on trees), built by name from a Registry. Trace follows a
+// routed packet hop by hop and DependencyGraph checks that a routing is
+// deadlock-free. docs/topologies.md describes port layouts and rules.
+//
+// Imports: nothing of opasim's. No goroutines, no RNG.
+package topo

@@ -1,0 +1,100 @@
+package topo
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Spec describes a topology by its shape, and names the routing that goes
+// with it (a Registry name). Kind selects which fields count: KindTorus
+// uses Dims, NICsPerSwitch and Trunk; KindTree uses K and N; KindSingle
+// uses Ports.
+type Spec struct {
+	Name          string
+	Kind          string
+	Routing       string
+	Dims          []int
+	NICsPerSwitch int
+	Trunk         int
+	K, N          int
+	Ports         int
+	Source        string // where the network comes from
+}
+
+// presets are the networks of seed 000 sections 4.1 and 4.3, and the
+// single switch of seed 002 section 3.
+var presets = []Spec{
+	{Name: "torus2d-8x8", Kind: KindTorus, Routing: "dor", Dims: []int{8, 8}, NICsPerSwitch: 8, Trunk: 10, Source: "seed 000 section 4.1"},
+	{Name: "torus3d-8x8x4", Kind: KindTorus, Routing: "dor", Dims: []int{8, 8, 4}, NICsPerSwitch: 4, Trunk: 4, Source: "seed 000 section 4.1"},
+	{Name: "tree-8ary-3", Kind: KindTree, Routing: "updown", K: 8, N: 3, Source: "seed 000 section 4.1"},
+	{Name: "tree-24ary-2", Kind: KindTree, Routing: "updown", K: 24, N: 2, Source: "seed 000 section 4.1"},
+	{Name: "torus2d-4x4", Kind: KindTorus, Routing: "dor", Dims: []int{4, 4}, NICsPerSwitch: 8, Trunk: 10, Source: "seed 000 section 4.3"},
+	{Name: "tree-8ary-2", Kind: KindTree, Routing: "updown", K: 8, N: 2, Source: "seed 000 section 4.3"},
+	{Name: "single-switch", Kind: KindSingle, Routing: "direct", Ports: 48, Source: "seed 002 section 3"},
+}
+
+// Presets lists the named networks, in a fixed order. The result is a copy.
+func Presets() []Spec {
+	out := make([]Spec, len(presets))
+	for i, s := range presets {
+		out[i] = s.clone()
+	}
+	return out
+}
+
+// PresetNames lists the preset names, in the order of Presets.
+func PresetNames() []string {
+	names := make([]string, len(presets))
+	for i, s := range presets {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// LookupPreset returns the preset called name.
+func LookupPreset(name string) (Spec, error) {
+	for _, s := range presets {
+		if s.Name == name {
+			return s.clone(), nil
+		}
+	}
+	return Spec{}, fmt.Errorf("unknown topology preset %q (known: %s)", name, strings.Join(PresetNames(), ", "))
+}
+
+// Preset builds the preset called name; the Spec names its routing.
+func Preset(name string) (*Topology, Spec, error) {
+	s, err := LookupPreset(name)
+	if err != nil {
+		return nil, Spec{}, err
+	}
+	t, err := s.Build()
+	return t, s, err
+}
+
+// Build builds the topology s describes. A named Spec names the topology.
+func (s Spec) Build() (*Topology, error) {
+	var t *Topology
+	var err error
+	switch s.Kind {
+	case KindTorus:
+		t, err = Torus(s.Dims, s.NICsPerSwitch, s.Trunk)
+	case KindTree:
+		t, err = Tree(s.K, s.N)
+	case KindSingle:
+		t, _, err = SingleSwitch(s.Ports)
+	default:
+		err = fmt.Errorf("topology kind %q is unknown (known: %s, %s, %s)", s.Kind, KindSingle, KindTorus, KindTree)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.Name != "" {
+		t.Name = s.Name
+	}
+	return t, nil
+}
+
+func (s Spec) clone() Spec {
+	s.Dims = append([]int(nil), s.Dims...)
+	return s
+}
