@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -15,14 +16,18 @@ type start struct{}
 // clockActor is the global clock: it ticks the groups that have work in
 // the next window and waits for all of them (the barrier) before the next.
 type clockActor struct {
-	e        *engine
-	ctx      context.Context
-	cal      *clock.Calendar
-	due      []int
-	waiting  int
-	reached  clock.Cycle
-	windows  int
-	progress fabric.Progress
+	e         *engine
+	ctx       context.Context
+	cal       *clock.Calendar
+	due       []int
+	waiting   int
+	reached   clock.Cycle
+	window    clock.Window
+	windows   int
+	progress  fabric.Progress
+	observer  fabric.Observer
+	firstDone time.Time // the first group of the window reported
+	lastDone  time.Time
 }
 
 func (c *clockActor) Receive(ctx actor.Context) {
@@ -30,12 +35,21 @@ func (c *clockActor) Receive(ctx actor.Context) {
 	case *start:
 		c.advance(ctx)
 	case *done:
+		if c.observer != nil {
+			c.lastDone = time.Now()
+			if c.waiting == len(c.due) {
+				c.firstDone = c.lastDone
+			}
+		}
 		c.cal.Set(m.g, m.next)
 		for _, w := range m.wakes {
 			c.cal.Wake(w.g, w.at)
 		}
 		c.waiting--
 		if c.waiting == 0 {
+			if c.observer != nil {
+				c.observer.WindowDone(c.window, c.lastDone.Sub(c.firstDone))
+			}
 			c.advance(ctx)
 		}
 	}
@@ -59,6 +73,7 @@ func (c *clockActor) advance(ctx actor.Context) {
 	}
 	c.windows++
 	c.reached = w.To
+	c.window = w
 	c.waiting = len(due)
 	t := &tick{w: w}
 	for _, g := range due {

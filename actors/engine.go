@@ -30,12 +30,13 @@ type engine struct {
 	finished   chan result
 	failed     chan error
 	supervisor actor.SupervisorStrategy
+	observer   fabric.Observer
 }
 
 // Run drives n on actors until the configured end, an interruption of ctx,
 // or a failure of any actor (which aborts the run with an error: a model
 // actor is never restarted with fresh state).
-func Run(ctx context.Context, n *fabric.Network, progress fabric.Progress) (fabric.Outcome, error) {
+func Run(ctx context.Context, n *fabric.Network, h fabric.Hooks) (fabric.Outcome, error) {
 	begin := time.Now()
 	e := &engine{net: n, system: newSystem(), finished: make(chan result, 1), failed: make(chan error, 1)}
 	e.supervisor = stopAndReport{e.failed}
@@ -67,7 +68,8 @@ func Run(ctx context.Context, n *fabric.Network, progress fabric.Progress) (fabr
 		}
 		cal.Set(gi, next)
 	}
-	ca := &clockActor{e: e, ctx: ctx, cal: cal, progress: progress}
+	ca := &clockActor{e: e, ctx: ctx, cal: cal, progress: h.Progress, observer: h.Observer}
+	e.observer = h.Observer
 	e.clockPID = root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ca },
 		actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)), actor.WithSupervisor(e.supervisor)))
 	root.Send(e.clockPID, &start{})

@@ -41,7 +41,7 @@ func configs() map[string]fabric.Config {
 func TestEnginesAgree(t *testing.T) {
 	for name, cfg := range configs() {
 		seq := build(t, cfg)
-		want := seq.Results(fabric.RunSequential(context.Background(), seq, nil))
+		want := seq.Results(fabric.RunSequential(context.Background(), seq, fabric.Hooks{}))
 		if !want.ConservationOK {
 			t.Fatalf("%s: sequential conservation: %v", name, want.ConservationProblems)
 		}
@@ -51,7 +51,7 @@ func TestEnginesAgree(t *testing.T) {
 				c.Window = window
 				prev := runtime.GOMAXPROCS(procs)
 				n := build(t, c)
-				o, err := Run(context.Background(), n, nil)
+				o, err := Run(context.Background(), n, fabric.Hooks{})
 				runtime.GOMAXPROCS(prev)
 				if err != nil {
 					t.Fatal(err)
@@ -73,7 +73,7 @@ func TestRepeatable(t *testing.T) {
 	var digests []string
 	for i := 0; i < 3; i++ {
 		n := build(t, cfg)
-		o, err := Run(context.Background(), n, nil)
+		o, err := Run(context.Background(), n, fabric.Hooks{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestRepeatable(t *testing.T) {
 	}
 	cfg.Seed++
 	n := build(t, cfg)
-	o, _ := Run(context.Background(), n, nil)
+	o, _ := Run(context.Background(), n, fabric.Hooks{})
 	if d := n.Results(o).Digest; d == digests[0] {
 		t.Errorf("seed %d gives the same digest as seed %d", cfg.Seed, cfg.Seed-1)
 	}
@@ -97,11 +97,11 @@ func TestInterrupt(t *testing.T) {
 	cfg.Cycles = 1 << 40
 	n := build(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
-	o, err := Run(ctx, n, func(c clock.Cycle) {
+	o, err := Run(ctx, n, fabric.Hooks{Progress: func(c clock.Cycle) {
 		if c > 3000 {
 			cancel()
 		}
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

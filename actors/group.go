@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -88,11 +89,18 @@ func (g *groupActor) takeIncoming() {
 }
 
 func (g *groupActor) run(ctx actor.Context, w clock.Window) {
+	var began time.Time
+	if g.e.observer != nil {
+		began = time.Now()
+	}
 	g.takeIncoming()
 	for _, c := range g.children {
 		if c.wake < w.To {
 			g.stepChild(ctx, c, w.To)
 		}
+	}
+	if g.e.observer != nil {
+		g.e.observer.GroupDone(g.index, w, time.Since(began))
 	}
 	g.finish(ctx)
 }

@@ -20,15 +20,22 @@ type Outcome struct {
 // Progress is called by engines now and then with the cycle reached.
 type Progress func(reached clock.Cycle)
 
+// Hooks let a caller watch a run: Progress now and then, Observer at every
+// window. Both may be nil.
+type Hooks struct {
+	Progress Progress
+	Observer Observer
+}
+
 // RunSequential drives the network window by window on one goroutine, the
 // components of a window in CompID order: the reference engine.
-func RunSequential(ctx context.Context, n *Network, progress Progress) Outcome {
-	return runSequential(ctx, n, progress, nil)
+func RunSequential(ctx context.Context, n *Network, h Hooks) Outcome {
+	return runSequential(ctx, n, h, nil)
 }
 
 // runSequential takes drop, a test hook that loses the messages it returns
 // true for, so tests can check that the conservation check catches a loss.
-func runSequential(ctx context.Context, n *Network, progress Progress, drop func(*messages.Msg) bool) Outcome {
+func runSequential(ctx context.Context, n *Network, h Hooks, drop func(*messages.Msg) bool) Outcome {
 	start := time.Now()
 	end := clock.Cycle(n.Config.Cycles)
 	cal := clock.NewCalendar(len(n.Comps), n.Window, end)
@@ -51,8 +58,8 @@ func runSequential(ctx context.Context, n *Network, progress Progress, drop func
 				interrupted = true
 				break
 			}
-			if progress != nil {
-				progress(w.From)
+			if h.Progress != nil {
+				h.Progress(w.From)
 			}
 		}
 		for _, i := range due {
@@ -73,6 +80,12 @@ func runSequential(ctx context.Context, n *Network, progress Progress, drop func
 			out.Msgs = out.Msgs[:0]
 		}
 		reached = w.To
+		if h.Observer != nil {
+			for g := range n.Groups {
+				h.Observer.GroupDone(g, w, 0)
+			}
+			h.Observer.WindowDone(w, 0)
+		}
 	}
 	o := Outcome{Reached: reached, Interrupted: interrupted, Wall: time.Since(start), Engine: "sequential"}
 	for _, p := range pending {

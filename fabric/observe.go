@@ -16,7 +16,8 @@ type Observer interface {
 	// group's state with Network.Snapshot(g, ...).
 	GroupDone(g int, w clock.Window, busy time.Duration)
 	// WindowDone is called once every group of window w is done; wait is
-	// how long the clock waited for the slowest group (the barrier).
+	// the barrier wait: the wall time from the first group's report to the
+	// last one's (0 for the sequential engine).
 	WindowDone(w clock.Window, wait time.Duration)
 }
 

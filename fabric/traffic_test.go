@@ -15,7 +15,7 @@ func run(t *testing.T, cfg Config) (*Network, *Results) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := RunSequential(context.Background(), n, nil)
+	o := RunSequential(context.Background(), n, Hooks{})
 	r := n.Results(o)
 	if !r.ConservationOK {
 		t.Fatalf("conservation: %v", r.ConservationProblems)
@@ -82,7 +82,7 @@ func TestConservationCatchesLoss(t *testing.T) {
 			seen++
 			return seen == 100
 		}
-		o := runSequential(context.Background(), n, nil, drop)
+		o := runSequential(context.Background(), n, Hooks{}, drop)
 		probs := n.CheckConservation(o.InFlight)
 		if len(probs) == 0 {
 			t.Errorf("losing one %s message went unnoticed", kind)

@@ -56,7 +56,7 @@ func TestZeroLoadHeaderLatency(t *testing.T) {
 			src := n.NICs[tc.src]
 			src.enqueue(0, tc.dst, 16, t0)
 			src.at(t0, nicSend)
-			o := RunSequential(context.Background(), n, nil)
+			o := RunSequential(context.Background(), n, Hooks{})
 			if len(got) != 1 {
 				t.Fatalf("%s: %d packets delivered, want 1", tc.name, len(got))
 			}

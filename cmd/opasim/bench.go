@@ -91,7 +91,7 @@ func median(ctx context.Context, sc scenario, engine string, cycles int64, repea
 	for i := 0; i < max(repeat, 1); i++ {
 		cfg := sc.cfg()
 		cfg.Engine, cfg.Cycles, cfg.Warmup = engine, cycles, cycles/5
-		r, err := simulate(ctx, cfg, nil)
+		r, err := simulate(ctx, cfg, fabric.Hooks{})
 		if err != nil {
 			return nil, err
 		}

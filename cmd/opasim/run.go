@@ -37,7 +37,7 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			res, err := simulate(ctx, cfg, progressFor(os.Stderr, cfg.Cycles))
+			res, err := simulate(ctx, cfg, fabric.Hooks{Progress: progressFor(os.Stderr, cfg.Cycles)})
 			if perr := stopProfile(); perr != nil && err == nil {
 				err = perr
 			}
@@ -62,16 +62,16 @@ func newRunCmd() *cobra.Command {
 
 // simulate builds the network and runs it on the configured engine. A
 // config error is bad input.
-func simulate(ctx context.Context, cfg fabric.Config, progress fabric.Progress) (*fabric.Results, error) {
+func simulate(ctx context.Context, cfg fabric.Config, hooks fabric.Hooks) (*fabric.Results, error) {
 	n, err := fabric.Build(cfg, sched.Default())
 	if err != nil {
 		return nil, badInput(err)
 	}
 	var o fabric.Outcome
 	if cfg.Engine == "sequential" {
-		o = fabric.RunSequential(ctx, n, progress)
+		o = fabric.RunSequential(ctx, n, hooks)
 	} else {
-		o, err = actors.Run(ctx, n, progress)
+		o, err = actors.Run(ctx, n, hooks)
 		if err != nil {
 			return nil, err
 		}
