@@ -32,7 +32,24 @@ func configs() map[string]fabric.Config {
 	odd := fabric.Default()
 	odd.Cycles, odd.Warmup = 6000, 1000
 	odd.Switch.Latency = fabric.LatencyConfig{RT: 7, SBIn: 11, SBOut: 13, AT: 5, XMPort: 3, XCentral: 1, Fly: 3}
-	return map[string]fabric.Config{"uniform 0.9": uniform, "8 ports hot spot": small, "short/long mix": mix, "odd latencies": odd}
+	all := map[string]fabric.Config{"uniform 0.9": uniform, "8 ports hot spot": small, "short/long mix": mix, "odd latencies": odd}
+	for _, s := range sched.Default().Names() {
+		c := fabric.Default()
+		if err := fabric.ApplyTrafficPreset(&c, "paper-mix"); err != nil {
+			panic(err)
+		}
+		c.Topology.Ports, c.QoS.Scheduler, c.Traffic.Load = 16, s, 1.0
+		c.Cycles, c.Warmup = 5000, 1000
+		all["paper mix, "+s] = c
+	}
+	tree := fabric.Default()
+	tree.Topology.Preset, tree.Cycles, tree.Warmup, tree.Traffic.Load = "tree-8ary-2", 3000, 500, 0.6
+	all["8-ary 2-tree"] = tree
+	torus := fabric.Default()
+	torus.Topology = fabric.TopologyConfig{Kind: "torus", Dims: []int{3, 2}, NICsPerSwitch: 4, Trunk: 2}
+	torus.Cycles, torus.Warmup, torus.Traffic.Load = 3000, 500, 0.8
+	all["3x2 torus"] = torus
+	return all
 }
 
 // TestEnginesAgree: the actor engine at GOMAXPROCS 1 and 2, with the

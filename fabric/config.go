@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/opasim/opasim/fabric/topo"
 	"github.com/opasim/opasim/workloads"
 )
 
@@ -23,10 +24,17 @@ type Config struct {
 	Traffic  TrafficConfig  `yaml:"traffic" json:"traffic"`
 }
 
-// TopologyConfig chooses the network.
+// TopologyConfig chooses the network: a preset by name, or a shape.
 type TopologyConfig struct {
-	Kind  string `yaml:"kind" json:"kind"`   // single_switch
-	Ports int    `yaml:"ports" json:"ports"` // single_switch: ports (one NIC each)
+	Preset        string `yaml:"preset" json:"preset,omitempty"` // a name of topo.PresetNames(); overrides kind and shape
+	Kind          string `yaml:"kind" json:"kind"`               // single_switch | torus | tree
+	Ports         int    `yaml:"ports" json:"ports"`             // single_switch: ports (one NIC each)
+	Dims          []int  `yaml:"dims" json:"dims,omitempty"`     // torus: switches per dimension
+	NICsPerSwitch int    `yaml:"nics_per_switch" json:"nics_per_switch,omitempty"`
+	Trunk         int    `yaml:"trunk" json:"trunk,omitempty"`     // torus: parallel links between neighbours
+	K             int    `yaml:"k" json:"k,omitempty"`             // tree: arity
+	N             int    `yaml:"n" json:"n,omitempty"`             // tree: levels
+	Routing       string `yaml:"routing" json:"routing,omitempty"` // default: the topology's own (direct, dor, updown)
 }
 
 // LatencyConfig holds the stage latencies of seed 002 Table 1, in cycles.
@@ -63,18 +71,32 @@ type NICConfig struct {
 
 // SLConfig is one service level: its SCs, MTU and share of the offered load.
 type SLConfig struct {
-	Name      string  `yaml:"name" json:"name"`
-	SCs       []int   `yaml:"scs" json:"scs"`
-	MTUBytes  int     `yaml:"mtu_bytes" json:"mtu_bytes"`
-	Share     float64 `yaml:"share" json:"share"`           // fraction of the offered load
-	SBTWeight int     `yaml:"sbt_weight" json:"sbt_weight"` // packets, for sbt schedulers
+	Name         string  `yaml:"name" json:"name"`
+	SCs          []int   `yaml:"scs" json:"scs"`
+	MTUBytes     int     `yaml:"mtu_bytes" json:"mtu_bytes"`
+	Share        float64 `yaml:"share" json:"share"`                 // fraction of the offered load
+	SBTWeight    int     `yaml:"sbt_weight" json:"sbt_weight"`       // packets, for sbt schedulers
+	Distance     int     `yaml:"distance" json:"distance"`           // dtable: maximum distance between its entries
+	MessageBytes int     `yaml:"message_bytes" json:"message_bytes"` // 0: traffic's message sizes
 }
 
 // QoSConfig holds the SL/SC/VL tables and the output scheduler.
 type QoSConfig struct {
-	Scheduler string     `yaml:"scheduler" json:"scheduler"`
-	SLs       []SLConfig `yaml:"sls" json:"sls"`
-	SC2VL     []int      `yaml:"sc2vl" json:"sc2vl"`
+	Scheduler  string       `yaml:"scheduler" json:"scheduler"`
+	SLs        []SLConfig   `yaml:"sls" json:"sls"`
+	SC2VL      []int        `yaml:"sc2vl" json:"sc2vl"`
+	DTable     DTableConfig `yaml:"dtable" json:"dtable"`
+	DTableFile string       `yaml:"dtable_file" json:"dtable_file,omitempty"` // a table written by `opasim qos dtable --out`
+}
+
+// DTableConfig are the parameters of the DTable configuration methodology
+// (seed 000 section 3.3.2) a run applies when no table file is given; with
+// the SLs' distances, MTUs and shares they give the arbitration table.
+type DTableConfig struct {
+	Entries int `yaml:"entries" json:"entries"`
+	GMTU    int `yaml:"gmtu" json:"gmtu"` // credits
+	W       int `yaml:"w" json:"w"`
+	K       int `yaml:"k" json:"k"`
 }
 
 // TrafficConfig describes the synthetic traffic every NIC generates.
@@ -103,21 +125,60 @@ func Default() Config {
 			Latency: LatencyConfig{RT: 32, SBIn: 50, SBOut: 50, AT: 16, XMPort: 2, XCentral: 2, Fly: 8},
 		},
 		NIC: NICConfig{InjectionBufferFlits: 256, ReceiveBufferFlits: 256},
-		QoS: QoSConfig{Scheduler: "rr", SLs: Table7SLs(128, 0.2, 20), SC2VL: []int{0, 1, 2, 3, 4, 5, 6, 7, 6, 7}},
+		QoS: QoSConfig{Scheduler: "rr", SLs: Table7SLs(128, 0.2, 20), SC2VL: []int{0, 1, 2, 3, 4, 5, 6, 7, 6, 7},
+			DTable: DTableConfig{Entries: 128, GMTU: 16, W: 8, K: 2}},
 		Traffic: TrafficConfig{Pattern: "uniform", Load: 0.5, Process: "bernoulli", MessageFlits: 16,
 			ShortMessagePercent: 100, HotSpotPercent: 10},
 	}
 }
 
 // Table7SLs returns the five SLs of seed 000 Table 7 (VO, VI, CL, BE, BK
-// over SC0-SC9), all with the same MTU, load share and SBT weight.
+// over SC0-SC9), all with the same MTU, load share and SBT weight, and the
+// DTable distances of Table 9.
 func Table7SLs(mtuBytes int, share float64, weight int) []SLConfig {
 	names := []string{"VO", "VI", "CL", "BE", "BK"}
+	distance := []int{2, 4, 8, 16, 16}
 	sls := make([]SLConfig, len(names))
 	for i, n := range names {
-		sls[i] = SLConfig{Name: n, SCs: []int{2 * i, 2*i + 1}, MTUBytes: mtuBytes, Share: share, SBTWeight: weight}
+		sls[i] = SLConfig{Name: n, SCs: []int{2 * i, 2*i + 1}, MTUBytes: mtuBytes, Share: share, SBTWeight: weight,
+			Distance: distance[i]}
 	}
 	return sls
+}
+
+// TrafficPresets lists the names ApplyTrafficPreset knows.
+func TrafficPresets() []string { return []string{"paper-mix"} }
+
+// ApplyTrafficPreset rewrites cfg for a named traffic scenario.
+//
+// paper-mix is seed 000 section 4: Table 8's CBR flows (VO 128 B, VI 256 B,
+// CL 512 B, BE and BK 1024 B messages, one MTU each) carrying 10/30/50/5/5 %
+// of the load to uniform destinations, Table 10's SBT weights and DTable
+// distances, 64-byte credits, and section 4.1's buffers: 64 KiB per switch
+// input and output port, 32 KiB at NICs, 128 KiB of central buffer per
+// MPort (two buffers of 64 KiB). The paper gives no per-VL limits: each VL
+// is guaranteed one GMTU (1 KiB) and may take half of a buffer.
+func ApplyTrafficPreset(cfg *Config, name string) error {
+	if name != "paper-mix" {
+		return fmt.Errorf("traffic: %q is not allowed: must be one of: %s", name, strings.Join(TrafficPresets(), ", "))
+	}
+	bpf := cfg.Switch.BytesPerFlit
+	flits := func(bytes int) int { return (bytes + bpf - 1) / bpf }
+	sls := Table7SLs(128, 0, 0)
+	for i, b := range []int{128, 256, 512, 1024, 1024} {
+		sls[i].MTUBytes, sls[i].MessageBytes = b, b
+		sls[i].Share = []float64{0.1, 0.3, 0.5, 0.05, 0.05}[i]
+		sls[i].SBTWeight = []int{10, 30, 50, 5, 5}[i]
+	}
+	cfg.QoS.SLs = sls
+	cfg.QoS.DTable = DTableConfig{Entries: 128, GMTU: 16, W: 8, K: 2}
+	cfg.Traffic.Process, cfg.Traffic.Pattern = "cbr", "uniform"
+	s := &cfg.Switch
+	s.FlitsPerCredit = flits(64)
+	s.InputBufferFlits, s.OutputBufferFlits, s.CentralBufferFlits = flits(64<<10), flits(64<<10), flits(64<<10)
+	cfg.NIC.InjectionBufferFlits, cfg.NIC.ReceiveBufferFlits = flits(32<<10), flits(32<<10)
+	s.ExclusiveVLFlits, s.MaxVLFlits = flits(1024), flits(32<<10)
+	return nil
 }
 
 // Problems collects every validation problem; it is an error when non-empty.
@@ -167,12 +228,54 @@ func (c *Config) validateRun(p *Problems) {
 }
 
 func (c *Config) validateTopology(p *Problems) {
-	if c.Topology.Kind != "single_switch" {
-		p.add("topology.kind", fmt.Sprintf("%q", c.Topology.Kind), "must be one of: single_switch")
+	t := &c.Topology
+	if t.Preset != "" {
+		if _, err := topo.LookupPreset(t.Preset); err != nil {
+			p.add("topology.preset", fmt.Sprintf("%q", t.Preset), "must be one of: "+strings.Join(topo.PresetNames(), ", "))
+		}
+		return
 	}
-	if c.Topology.Ports < 8 || c.Topology.Ports%4 != 0 {
-		p.add("topology.ports", c.Topology.Ports, "must be a multiple of 4 and at least 8 (MPorts of 4 ports, at least two MPorts)")
+	switch t.Kind {
+	case "single_switch":
+		if t.Ports < 8 || t.Ports%4 != 0 {
+			p.add("topology.ports", t.Ports, "must be a multiple of 4 and at least 8 (MPorts of 4 ports, at least two MPorts)")
+		}
+	case "torus", "tree":
+		if _, err := c.TopologySpec().Build(); err != nil {
+			p.add("topology", t.Kind, err.Error())
+		}
+	default:
+		p.add("topology.kind", fmt.Sprintf("%q", t.Kind), "must be one of: single_switch, torus, tree")
 	}
+	if t.Routing != "" && !topo.DefaultRegistry().Has(t.Routing) {
+		p.add("topology.routing", fmt.Sprintf("%q", t.Routing), "must be one of: "+strings.Join(topo.DefaultRegistry().Names(), ", "))
+	}
+}
+
+// TopologySpec is the topology the config describes.
+func (c *Config) TopologySpec() topo.Spec {
+	t := &c.Topology
+	if t.Preset != "" {
+		if s, err := topo.LookupPreset(t.Preset); err == nil {
+			if t.Routing != "" {
+				s.Routing = t.Routing
+			}
+			return s
+		}
+	}
+	var s topo.Spec
+	switch t.Kind {
+	case "torus":
+		s = topo.Spec{Kind: topo.KindTorus, Routing: "dor", Dims: t.Dims, NICsPerSwitch: t.NICsPerSwitch, Trunk: t.Trunk}
+	case "tree":
+		s = topo.Spec{Kind: topo.KindTree, Routing: "updown", K: t.K, N: t.N}
+	default:
+		s = topo.Spec{Kind: topo.KindSingle, Routing: "direct", Ports: t.Ports}
+	}
+	if t.Routing != "" {
+		s.Routing = t.Routing
+	}
+	return s
 }
 
 func (c *Config) validateSwitch(p *Problems) {
@@ -250,6 +353,10 @@ func (c *Config) validateQoS(p *Problems, schedulers []string) {
 			}
 		}
 		p.atLeast(f+".mtu_bytes", int64(sl.MTUBytes), 1)
+		p.atLeast(f+".message_bytes", int64(sl.MessageBytes), 0)
+		if q.Scheduler == "dtable" && q.DTableFile == "" {
+			p.atLeast(f+".distance", int64(sl.Distance), 1)
+		}
 		if sl.Share < 0 || sl.Share > 1 || math.IsNaN(sl.Share) {
 			p.add(f+".share", sl.Share, "must be in [0, 1]")
 		}
@@ -338,8 +445,15 @@ func (c *Config) MaxPacketFlits() int {
 	return m
 }
 
-// NumNICs is the number of NICs of the configured topology.
-func (c *Config) NumNICs() int { return c.Topology.Ports }
+// NumNICs is the number of NICs of the configured topology (0 if it does
+// not build).
+func (c *Config) NumNICs() int {
+	t, err := c.TopologySpec().Build()
+	if err != nil {
+		return 0
+	}
+	return t.NumNICs()
+}
 
 // MaxWindow is the largest clock window: the smallest latency of any
 // message between components (links, requests, grants).

@@ -73,6 +73,9 @@ func (n *Network) CheckConservation(held []messages.Msg) []string {
 		for _, m := range sp.MPorts {
 			for i := range m.ibuf {
 				resident += m.ibuf[i].resident(&m.occ[i], int64(m.id), bad)
+				if !m.wired[i] {
+					continue
+				}
 				used := make([]int64, n.p.vls)
 				for vl := range used {
 					used[vl] = int64(m.occ[i].Used(vl))

@@ -78,6 +78,7 @@ type MPort struct {
 	ibuf    [4]source
 	occ     [4]Space // occupancy of each input buffer (mirrors the upstream's credits)
 	upComp  [4]messages.CompID
+	wired   [4]bool // the input port has a link (unused ports have none)
 	outComp []messages.CompID // per switch port: its output port component
 	central messages.CompID
 

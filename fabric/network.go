@@ -2,8 +2,10 @@ package fabric
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric/dtable"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
 	"github.com/opasim/opasim/messages"
@@ -45,11 +47,21 @@ func Build(cfg Config, reg *sched.Registry) (*Network, error) {
 	if err := cfg.Validate(reg.Names()); err != nil {
 		return nil, err
 	}
-	t, r, err := topo.SingleSwitch(cfg.Topology.Ports)
+	spec := cfg.TopologySpec()
+	t, err := spec.Build()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("topology: %w", err)
+	}
+	r, err := topo.DefaultRegistry().New(spec.Routing, t, scTables(&cfg))
+	if err != nil {
+		return nil, fmt.Errorf("topology.routing: %w", err)
 	}
 	p := newParams(&cfg, reg, t, r)
+	if cfg.QoS.Scheduler == "dtable" {
+		if p.schedCfg.Table, err = dtableFor(&cfg); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := reg.New(cfg.QoS.Scheduler, p.schedCfg); err != nil {
 		return nil, fmt.Errorf("qos.scheduler: %w", err)
 	}
@@ -65,6 +77,53 @@ func Build(cfg Config, reg *sched.Registry) (*Network, error) {
 	}
 	n.build(pattern)
 	return n, nil
+}
+
+// scTables gives the routing the SL/SC tables (a torus' dateline switches
+// a packet to the second SC of its SL).
+func scTables(cfg *Config) topo.SCTables {
+	t := topo.SCTables{SC2SL: make([]int, len(cfg.QoS.SC2VL))}
+	for i, sl := range cfg.QoS.SLs {
+		t.SL2SC = append(t.SL2SC, sl.SCs)
+		for _, sc := range sl.SCs {
+			t.SC2SL[sc] = i
+		}
+	}
+	return t
+}
+
+// dtableFor returns the DTable arbitration table of the run: the file
+// given, or the configuration methodology applied to the SLs' distances,
+// MTUs and shares (seed 000 Tables 9 and 10 for the paper mix).
+func dtableFor(cfg *Config) ([]sched.Entry, error) {
+	q := &cfg.QoS
+	if q.DTableFile != "" {
+		f, err := os.Open(q.DTableFile)
+		if err != nil {
+			return nil, fmt.Errorf("qos.dtable_file: %w", err)
+		}
+		defer f.Close()
+		tab, err := dtable.ReadTable(f)
+		if err != nil {
+			return nil, fmt.Errorf("qos.dtable_file %s: %w", q.DTableFile, err)
+		}
+		for i, sl := range tab.SLs {
+			if i >= len(q.SLs) || q.SLs[i].Name != sl.Name {
+				return nil, fmt.Errorf("qos.dtable_file %s: SL %d is %q, but qos.sls[%d] is not", q.DTableFile, i, sl.Name, i)
+			}
+		}
+		return tab.Sched(), nil
+	}
+	req := dtable.Request{Entries: q.DTable.Entries, GMTU: q.DTable.GMTU, W: q.DTable.W, K: q.DTable.K}
+	for i, sl := range q.SLs {
+		req.SLs = append(req.SLs, dtable.SLRequest{Name: sl.Name, Distance: sl.Distance,
+			MTU: cfg.credits(cfg.MTUFlits(i)), Share: sl.Share})
+	}
+	res, err := dtable.Configure(req)
+	if err != nil {
+		return nil, fmt.Errorf("qos.dtable (the DTable configuration of the SLs' distances, MTUs and shares): %w", err)
+	}
+	return res.Table, nil
 }
 
 func (n *Network) add(c Component) messages.CompID {
@@ -137,11 +196,13 @@ func (n *Network) wire() {
 				nic.dnComp = o.ID()
 				nic.upComp, nic.upSlot = sp.MPorts[q/4].ID(), int32(q%4)
 				sp.MPorts[q/4].upComp[q%4] = nic.ID()
+				sp.MPorts[q/4].wired[q%4] = true
 			case topo.PeerSwitch:
 				dst := n.Switches[peer.Port.Switch].MPorts[peer.Port.Port/4]
 				o.downComp, o.downSlot = dst.ID(), int32(peer.Port.Port%4)
 				o.down = newSpace(p.vls, p.inCap, p.excl, p.maxVL)
 				dst.upComp[peer.Port.Port%4] = o.ID()
+				dst.wired[peer.Port.Port%4] = true
 			}
 		}
 	}

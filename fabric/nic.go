@@ -30,7 +30,7 @@ type NIC struct {
 	stats   *Stats
 	rng     *rand.Rand
 	pattern workloads.Pattern
-	sizes   workloads.Sizes
+	sizes   []workloads.Sizes // per SL
 	procs   []workloads.Process
 	nextGen []clock.Cycle
 
@@ -72,12 +72,18 @@ func newNIC(p *params, id messages.CompID, index int, stats *Stats, pattern work
 		scNext: make([]int, len(p.slSCs)), injOf: make([]clock.Cycle, len(p.slSCs)), msgOf: make([]uint64, len(p.slSCs)),
 		digest: fnvOffset,
 	}
-	n.sizes = workloads.Sizes{Short: t.MessageFlits, ShortPercent: 100}
+	sizes := workloads.Sizes{Short: t.MessageFlits, ShortPercent: 100}
 	if t.ShortMessageFlits > 0 {
-		n.sizes = workloads.Sizes{Short: t.ShortMessageFlits, Long: t.LongMessageFlits, ShortPercent: t.ShortMessagePercent}
+		sizes = workloads.Sizes{Short: t.ShortMessageFlits, Long: t.LongMessageFlits, ShortPercent: t.ShortMessagePercent}
 	}
 	for i, sl := range p.cfg.QoS.SLs {
-		rate := t.Load * sl.Share / n.sizes.Mean()
+		sz := sizes
+		if sl.MessageBytes > 0 {
+			b := p.cfg.Switch.BytesPerFlit
+			sz = workloads.Sizes{Short: (sl.MessageBytes + b - 1) / b, ShortPercent: 100}
+		}
+		n.sizes = append(n.sizes, sz)
+		rate := t.Load * sl.Share / sz.Mean()
 		proc := workloads.NewProcess(t.Process, rate)
 		n.procs = append(n.procs, proc)
 		n.nextGen = append(n.nextGen, proc.First(n.rng))
@@ -130,7 +136,7 @@ func (n *NIC) generate(now clock.Cycle) {
 
 func (n *NIC) newMessage(sl int, now clock.Cycle) {
 	dst := n.pattern(n.index, n.p.topo.NumNICs(), n.rng)
-	n.enqueue(sl, dst, int32(n.sizes.Draw(n.rng)), now)
+	n.enqueue(sl, dst, int32(n.sizes[sl].Draw(n.rng)), now)
 }
 
 // enqueue segments a message of flits for NIC dst into the SL's

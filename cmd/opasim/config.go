@@ -6,17 +6,20 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/topo"
 )
 
 // runFlags are the flags that override the config file.
 type runFlags struct {
 	config, pattern, engine, out, scheduler string
 	cpuProfile, memProfile                  string
+	preset, traffic                         string
 	ports                                   int
 	load                                    float64
 	cycles, warmup, window                  int64
@@ -25,6 +28,8 @@ type runFlags struct {
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "YAML config file (unknown keys are errors); flags override it")
+	fs.StringVar(&f.preset, "preset", "", "topology preset: "+strings.Join(topo.PresetNames(), ", "))
+	fs.StringVar(&f.traffic, "traffic", "", "traffic scenario applied before the config file: "+strings.Join(fabric.TrafficPresets(), ", "))
 	fs.IntVar(&f.ports, "ports", 0, "switch ports, one NIC each (multiple of 4, >= 8; default 48)")
 	fs.StringVar(&f.pattern, "pattern", "", "destination pattern (uniform, neighbour, bit_reversal, bit_complement, transpose, shuffle, hot_spot)")
 	fs.Float64Var(&f.load, "load", 0, "offered load in flits/cycle/NIC, in (0, 1] (default 0.5)")
@@ -42,6 +47,11 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 // load builds the effective config: defaults, then the file, then flags.
 func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
 	cfg := fabric.Default()
+	if fs.Changed("traffic") {
+		if err := fabric.ApplyTrafficPreset(&cfg, f.traffic); err != nil {
+			return cfg, fmt.Errorf("--%w", err)
+		}
+	}
 	if f.config != "" {
 		data, err := os.ReadFile(f.config)
 		if err != nil {
@@ -56,6 +66,7 @@ func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
 			apply()
 		}
 	}
+	set("preset", func() { cfg.Topology.Preset = f.preset })
 	set("ports", func() { cfg.Topology.Ports = f.ports })
 	set("pattern", func() { cfg.Traffic.Pattern = f.pattern })
 	set("load", func() { cfg.Traffic.Load = f.load })

@@ -7,12 +7,12 @@ import (
 
 const shareDecisions = 100000
 
-// TestRRShares: RR (seed 000 section 3.1, per VL here) gives each backlogged
+// TestRRShares: per-VL round-robin (rr_vl, seed 002) gives each backlogged
 // VL the same packet share, 10% of 10 VLs, and so 20% to each SL owning two
 // VLs. Tolerance: ±0.1 points (the exact answer is 10000 packets per VL).
 func TestRRShares(t *testing.T) {
 	cfg := dedicatedConfig()
-	l := newLink(t, "rr", cfg)
+	l := newLink(t, "rr_vl", cfg)
 	perVL := make([]int, cfg.NumVLs)
 	countVL := &countingScheduler{Scheduler: l.s, perVL: perVL}
 	l.s = countVL
@@ -22,6 +22,20 @@ func TestRRShares(t *testing.T) {
 			t.Errorf("VL%d: %.3f%% of packets, want 10 ± 0.1", vl, got)
 		}
 	}
+	for sl := range cfg.SLs {
+		if got := percent(l.sent, sl); math.Abs(got-20) > 0.1 {
+			t.Errorf("%s: %.3f%% of packets, want 20 ± 0.1", cfg.SLs[sl].Name, got)
+		}
+	}
+}
+
+// TestRRSLShares: rr (seed 000 section 3.1) gives every backlogged SL the
+// same packet share even when SLs share VLs (Table 7: BE and BK on VL6 and
+// VL7): 20% each, ±0.1 points.
+func TestRRSLShares(t *testing.T) {
+	cfg := paperConfig()
+	l := newLink(t, "rr", cfg)
+	l.run(backlogged(cfg), shareDecisions)
 	for sl := range cfg.SLs {
 		if got := percent(l.sent, sl); math.Abs(got-20) > 0.1 {
 			t.Errorf("%s: %.3f%% of packets, want 20 ± 0.1", cfg.SLs[sl].Name, got)

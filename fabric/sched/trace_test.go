@@ -47,6 +47,18 @@ func TestTraces(t *testing.T) {
 		steps []traceStep
 	}{
 		{"rr", []traceStep{
+			{all4, 0},           // lastSL -1: A first, from VL0
+			{all4, 2},           // after A: B (VL2)
+			{all4, 3},           // after B: C (VL3)
+			{all4, 1},           // after C: A again, its turn now starts at VL1
+			{[]int{0, 1}, 0},    // only A: from VL2 on, VL0 comes before VL1
+			{[]int{1, 2}, 2},    // after A: B
+			{[]int{0, 3}, 3},    // after B: C before A
+			{[]int{0, 1, 2}, 1}, // after C: A, from VL1
+			{[]int{2, 3}, 2},    // after A: B before C
+			{all4, 3},           // after B: C
+		}},
+		{"rr_vl", []traceStep{
 			{all4, 0},           // last = -1: VL0 comes first
 			{all4, 1},           // after 0
 			{[]int{0, 2}, 2},    // after 1: 2 before 0
