@@ -28,6 +28,10 @@ type clockActor struct {
 	observer  fabric.Observer
 	firstDone time.Time // the first group of the window reported
 	lastDone  time.Time
+	dog       fabric.Watchdog
+	moves     []int64 // per group, as last reported
+	inside    []int64
+	total     int64
 }
 
 func (c *clockActor) Receive(ctx actor.Context) {
@@ -42,6 +46,8 @@ func (c *clockActor) Receive(ctx actor.Context) {
 			}
 		}
 		c.cal.Set(m.g, m.next)
+		c.total += m.moves - c.moves[m.g]
+		c.moves[m.g], c.inside[m.g] = m.moves, m.undelivered
 		for _, w := range m.wakes {
 			c.cal.Wake(w.g, w.at)
 		}
@@ -55,11 +61,23 @@ func (c *clockActor) Receive(ctx actor.Context) {
 	}
 }
 
+func (c *clockActor) packetsInside() bool {
+	var n int64
+	for _, x := range c.inside {
+		n += x
+	}
+	return n > 0
+}
+
 // advance opens the next window, or ends the run when there is no work
 // left before the end or the run was interrupted.
 func (c *clockActor) advance(ctx actor.Context) {
 	if c.ctx.Err() != nil {
 		c.e.finished <- result{reached: c.reached, interrupted: true}
+		return
+	}
+	if c.windows%256 == 0 && c.dog.Blocked(c.reached, c.total) && c.packetsInside() {
+		c.e.finished <- result{reached: c.reached, interrupted: true, blocked: true}
 		return
 	}
 	w, due, ok := c.cal.Next(c.due)

@@ -18,6 +18,7 @@ import (
 type result struct {
 	reached     clock.Cycle
 	interrupted bool
+	blocked     bool
 }
 
 // engine is one actor run of a network.
@@ -68,7 +69,8 @@ func Run(ctx context.Context, n *fabric.Network, h fabric.Hooks) (fabric.Outcome
 		}
 		cal.Set(gi, next)
 	}
-	ca := &clockActor{e: e, ctx: ctx, cal: cal, progress: h.Progress, observer: h.Observer}
+	ca := &clockActor{e: e, ctx: ctx, cal: cal, progress: h.Progress, observer: h.Observer,
+		dog: fabric.Watchdog{Limit: clock.Cycle(n.Config.Watchdog)}, moves: make([]int64, len(n.Groups)), inside: make([]int64, len(n.Groups))}
 	e.observer = h.Observer
 	e.clockPID = root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ca },
 		actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)), actor.WithSupervisor(e.supervisor)))
@@ -82,8 +84,12 @@ func Run(ctx context.Context, n *fabric.Network, h fabric.Hooks) (fabric.Outcome
 	}
 	held := e.collect()
 	e.shutdown()
-	return fabric.Outcome{Reached: res.reached, Interrupted: res.interrupted, InFlight: held,
-		Wall: time.Since(begin), Engine: "actors"}, nil
+	o := fabric.Outcome{Reached: res.reached, Interrupted: res.interrupted, InFlight: held,
+		Wall: time.Since(begin), Engine: "actors", Blocked: res.blocked}
+	if res.blocked {
+		o.Stuck = n.Stuck(20)
+	}
+	return o, nil
 }
 
 // newSystem makes an actor system that logs only errors: the run's own

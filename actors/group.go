@@ -141,7 +141,7 @@ func (g *groupActor) route(m *messages.Msg) {
 // finish sends the batches, then reports to the clock: the group's next
 // wake and the earliest cycle each destination group must wake for.
 func (g *groupActor) finish(ctx actor.Context) {
-	d := &done{g: g.index, next: clock.Never}
+	d := &done{g: g.index, next: clock.Never, moves: g.e.net.Moves(g.index), undelivered: g.e.net.Undelivered(g.index)}
 	for _, c := range g.children {
 		d.next = clock.Min(d.next, c.wake)
 	}

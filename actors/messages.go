@@ -17,9 +17,11 @@ type wake struct {
 
 // done tells the clock a group finished its window.
 type done struct {
-	g     int
-	next  clock.Cycle
-	wakes []wake
+	g           int
+	next        clock.Cycle
+	wakes       []wake
+	moves       int64 // fabric.Network.Moves: for the watchdog
+	undelivered int64 // fabric.Network.Undelivered
 }
 
 // batch carries the messages one group's components sent to another

@@ -64,6 +64,10 @@ func (c *CentralCrossbar) apply(m *messages.Msg, _ *Outbox) {
 		cb.granted(m, int32(cb.inflight.Pkt.VL))
 		c.at(m.At, int32(c.mports+b))
 		c.at(m.TailOut+1, int32(b/2))
+	case messages.KindNack:
+		b := int(m.Slot) - 4
+		c.buf[b].refused()
+		c.at(m.At, int32(c.mports+b))
 	default:
 		panic("central crossbar: unexpected " + m.Kind.String())
 	}
@@ -96,6 +100,24 @@ func (c *CentralCrossbar) arbitrate(mp int, now clock.Cycle, out *Outbox) {
 	}
 	c.accept(mp, b0, now, out)
 	c.accept(mp, b1, now, out)
+	c.refuse(mp, now, out)
+}
+
+// refuse answers the requests that fit in neither buffer of the pair, so
+// their input buffers can try another VL (VLs must not block each other).
+func (c *CentralCrossbar) refuse(mp int, now clock.Cycle, out *Outbox) {
+	b0, b1 := &c.buf[2*mp], &c.buf[2*mp+1]
+	for i := range c.req[mp] {
+		r := &c.req[mp][i]
+		if !r.valid {
+			continue
+		}
+		vl, n := int(r.msg.VL), r.msg.Pkt.Credits
+		if !b0.space.Fits(vl, n) && !b1.space.Fits(vl, n) {
+			r.valid = false
+			out.Send(nack(c.p, &r.msg, now, c.id))
+		}
+	}
 }
 
 func (c *CentralCrossbar) accept(mp, b int, now clock.Cycle, out *Outbox) {

@@ -15,9 +15,10 @@ type Config struct {
 	Seed     uint64         `yaml:"seed" json:"seed"`
 	Cycles   int64          `yaml:"cycles" json:"cycles"` // total, warm-up included
 	Warmup   int64          `yaml:"warmup" json:"warmup"`
-	Engine   string         `yaml:"engine" json:"engine"`     // actors | sequential
-	Window   int64          `yaml:"window" json:"window"`     // cycles per clock window; 0 = the largest allowed
-	Topology TopologyConfig `yaml:"topology" json:"topology"` //
+	Engine   string         `yaml:"engine" json:"engine"`                   // actors | sequential
+	Window   int64          `yaml:"window" json:"window"`                   // cycles per clock window; 0 = the largest allowed
+	Watchdog int64          `yaml:"watchdog_cycles" json:"watchdog_cycles"` // stop when nothing moves this long; 0 = off
+	Topology TopologyConfig `yaml:"topology" json:"topology"`               //
 	Switch   SwitchConfig   `yaml:"switch" json:"switch"`
 	NIC      NICConfig      `yaml:"nic" json:"nic"`
 	QoS      QoSConfig      `yaml:"qos" json:"qos"`
@@ -116,7 +117,7 @@ type TrafficConfig struct {
 // 0.5, with the SL/SC/VL tables of seed 000 Table 7 and 16-flit packets.
 func Default() Config {
 	return Config{
-		Seed: 1, Cycles: 20000, Warmup: 5000, Engine: "actors",
+		Seed: 1, Cycles: 20000, Warmup: 5000, Engine: "actors", Watchdog: 50000,
 		Topology: TopologyConfig{Kind: "single_switch", Ports: 48},
 		Switch: SwitchConfig{
 			BytesPerFlit: 8, FlitsPerCredit: 4, VLs: 8,
@@ -219,6 +220,7 @@ func (c *Config) validateRun(p *Problems) {
 	if c.Warmup < 0 || c.Warmup >= c.Cycles {
 		p.add("warmup", c.Warmup, fmt.Sprintf("must be in [0, cycles=%d)", c.Cycles))
 	}
+	p.atLeast("watchdog_cycles", c.Watchdog, 0)
 	if c.Engine != "actors" && c.Engine != "sequential" {
 		p.add("engine", fmt.Sprintf("%q", c.Engine), "must be one of: actors, sequential")
 	}

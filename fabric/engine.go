@@ -15,6 +15,8 @@ type Outcome struct {
 	InFlight    []messages.Msg // messages the engine still held
 	Wall        time.Duration
 	Engine      string
+	Blocked     bool     // stopped by the watchdog: nothing moved for watchdog_cycles
+	Stuck       []string // what was blocked
 }
 
 // Progress is called by engines now and then with the cycle reached.
@@ -45,7 +47,8 @@ func runSequential(ctx context.Context, n *Network, h Hooks, drop func(*messages
 	pending := make([][]messages.Msg, len(n.Comps))
 	var out Outbox
 	var due []int
-	reached, interrupted := clock.Cycle(0), false
+	reached, interrupted, blocked := clock.Cycle(0), false, false
+	dog := Watchdog{Limit: clock.Cycle(n.Config.Watchdog)}
 	for windows := 0; ; windows++ {
 		w, d, ok := cal.Next(due)
 		due = d
@@ -60,6 +63,10 @@ func runSequential(ctx context.Context, n *Network, h Hooks, drop func(*messages
 			}
 			if h.Progress != nil {
 				h.Progress(w.From)
+			}
+			if dog.Blocked(w.From, n.totalMoves()) && n.packetsInside() {
+				blocked = true
+				break
 			}
 		}
 		for _, i := range due {
@@ -87,7 +94,10 @@ func runSequential(ctx context.Context, n *Network, h Hooks, drop func(*messages
 			h.Observer.WindowDone(w, 0)
 		}
 	}
-	o := Outcome{Reached: reached, Interrupted: interrupted, Wall: time.Since(start), Engine: "sequential"}
+	o := Outcome{Reached: reached, Interrupted: interrupted || blocked, Blocked: blocked, Wall: time.Since(start), Engine: "sequential"}
+	if blocked {
+		o.Stuck = n.Stuck(20)
+	}
 	for _, p := range pending {
 		o.InFlight = append(o.InFlight, p...)
 	}

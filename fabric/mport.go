@@ -56,6 +56,13 @@ func (s *source) request(vl int) messages.Msg {
 	return messages.Msg{Kind: messages.KindRequest, VL: int32(e.NextVL), Out: e.Out, Ready: s.readFree, TailAvail: e.TailAvail, Pkt: pk}
 }
 
+// refused puts the requested packet back at the head of its VL; the input
+// arbiter has already moved past that VL.
+func (s *source) refused() {
+	s.waiting = false
+	s.q[s.inflight.Pkt.VL].PushFront(s.inflight)
+}
+
 // granted records the grant: the read port is busy until the tail leaves,
 // and the packet's space is released the cycle after.
 func (s *source) granted(g *messages.Msg, vl int32) {
@@ -78,7 +85,7 @@ type MPort struct {
 	ibuf    [4]source
 	occ     [4]Space // occupancy of each input buffer (mirrors the upstream's credits)
 	upComp  [4]messages.CompID
-	wired   [4]bool // the input port has a link (unused ports have none)
+	wired   [4]bool           // the input port has a link (unused ports have none)
 	outComp []messages.CompID // per switch port: its output port component
 	central messages.CompID
 
@@ -104,6 +111,10 @@ func (m *MPort) apply(msg *messages.Msg, _ *Outbox) {
 	case messages.KindGrant:
 		i := msg.Slot % 4
 		m.ibuf[i].granted(msg, int32(m.ibuf[i].inflight.Pkt.VL))
+		m.at(msg.At, i)
+	case messages.KindNack:
+		i := msg.Slot % 4
+		m.ibuf[i].refused()
 		m.at(msg.At, i)
 	default:
 		panic("mport: unexpected " + msg.Kind.String())

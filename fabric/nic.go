@@ -56,6 +56,7 @@ type NIC struct {
 
 	// Counters for the conservation check and the digest.
 	GenPackets, DeliveredPackets int64
+	SentPackets                  int64
 	DeliveredFlits               int64
 	digest                       uint64
 }
@@ -220,6 +221,7 @@ func (n *NIC) transmit(now clock.Cycle, vl int, out *Outbox) {
 	tailOut := now + clock.Cycle(pk.Flits) - 1
 	pk.Head, pk.Tail = now+n.p.fly, tailOut+n.p.fly
 	n.down.Take(vl, pk.Credits)
+	n.SentPackets++
 	n.linkFree = tailOut + 1
 	n.injRel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits})
 	out.Send(messages.Msg{Kind: messages.KindPacket, At: pk.Head, Dst: n.upComp, Src: n.id, Slot: n.upSlot, Pkt: pk})

@@ -97,3 +97,12 @@ func (s *Snapshot) add(st Stage, sp *Space, p *params) {
 	s.Occupancy[st] += int64(sp.Total()) * f
 	s.Capacity[st] += int64(sp.capacity) * f
 }
+
+// PortOccupancy returns the flits buffered now in the input buffer and in
+// the output buffer of port q of switch sw (live per-port metrics). Like
+// Snapshot, call it only during GroupDone of that switch's group.
+func (n *Network) PortOccupancy(sw, q int) (input, output int64) {
+	sp := &n.Switches[sw]
+	f := int64(n.p.fpc)
+	return int64(sp.MPorts[q/4].occ[q%4].Total()) * f, int64(sp.Outputs[q].space.Total()) * f
+}

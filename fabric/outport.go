@@ -26,6 +26,11 @@ func grantTo(p *params, r *messages.Msg, now clock.Cycle, speed int32, x clock.C
 	return e, g
 }
 
+// nack refuses request r.
+func nack(p *params, r *messages.Msg, now clock.Cycle, from messages.CompID) messages.Msg {
+	return messages.Msg{Kind: messages.KindNack, At: now + p.mu, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL}
+}
+
 // OutputPort holds the output buffer, the output arbiter that picks which
 // input buffer of its MPort or which central buffer writes into it next
 // (round-robin), the output scheduler that picks the VL sent next on the
@@ -91,12 +96,15 @@ func (o *OutputPort) eval(_ int32, now clock.Cycle, out *Outbox) {
 }
 
 // arbitrate grants one waiting request that fits, round-robin over the
-// sources, when the write port will be free by the time the grant arrives.
+// sources, when the write port will be free by the time the grant arrives,
+// and refuses the requests whose VL has no room, so that their sources can
+// serve their other VLs meanwhile (a VL must never wait behind another).
 func (o *OutputPort) arbitrate(now clock.Cycle, out *Outbox) {
 	if o.writeFree > now+o.p.mu {
 		o.at(o.writeFree-o.p.mu, 0)
 		return
 	}
+	defer o.refuse(now, out)
 	n := len(o.req)
 	for k := 0; k < n; k++ {
 		s := (o.arbNext + k) % n
@@ -121,6 +129,16 @@ func (o *OutputPort) arbitrate(now clock.Cycle, out *Outbox) {
 		o.at(e.Ready, 0)
 		o.at(clock.Max(now+1, o.writeFree-o.p.mu), 0)
 		return
+	}
+}
+
+func (o *OutputPort) refuse(now clock.Cycle, out *Outbox) {
+	for s := range o.req {
+		r := &o.req[s]
+		if r.valid && !o.space.Fits(int(r.msg.VL), r.msg.Pkt.Credits) {
+			r.valid = false
+			out.Send(nack(o.p, &r.msg, now, o.id))
+		}
 	}
 }
 

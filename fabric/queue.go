@@ -35,6 +35,16 @@ func (q *fifo) Push(e entry) {
 	q.size++
 }
 
+// PushFront puts e back at the front (a refused request's packet).
+func (q *fifo) PushFront(e entry) {
+	if q.size == len(q.buf) {
+		q.grow()
+	}
+	q.head = (q.head - 1 + len(q.buf)) % len(q.buf)
+	q.buf[q.head] = e
+	q.size++
+}
+
 func (q *fifo) Pop() entry {
 	e := q.buf[q.head]
 	q.head = (q.head + 1) % len(q.buf)

@@ -38,6 +38,8 @@ type Results struct {
 	SimulatedCycles      int64          `json:"simulated_cycles"`
 	MeasuredCycles       int64          `json:"measured_cycles"`
 	Interrupted          bool           `json:"interrupted"`
+	Blocked              bool           `json:"blocked"`         // the watchdog stopped the run
+	Stuck                []string       `json:"stuck,omitempty"` // what it found blocked
 	OfferedLoad          float64        `json:"offered_load"`
 	AcceptedThroughput   float64        `json:"accepted_throughput"`
 	DeliveredFlits       int64          `json:"delivered_flits"`
@@ -66,6 +68,7 @@ func (n *Network) Results(o Outcome) *Results {
 	nics := len(n.NICs)
 	r := &Results{Config: cfg, Seed: cfg.Seed, Engine: o.Engine, NICs: nics, CycleNs: cfg.CycleNs(),
 		SimulatedCycles: int64(o.Reached), MeasuredCycles: max(measured, 0), Interrupted: o.Interrupted,
+		Blocked: o.Blocked, Stuck: o.Stuck,
 		WallSeconds: o.Wall.Seconds()}
 	per := func(flits int64) float64 {
 		if measured <= 0 {

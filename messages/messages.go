@@ -31,6 +31,9 @@ const (
 	// KindGrant: the destination accepted the request of Slot; the transfer
 	// starts at Start and the tail leaves the source at TailOut.
 	KindGrant
+	// KindNack: the destination refused the request of Slot (its VL has no
+	// room); the source may request again, for this or another VL.
+	KindNack
 )
 
 func (k Kind) String() string {
@@ -43,6 +46,8 @@ func (k Kind) String() string {
 		return "request"
 	case KindGrant:
 		return "grant"
+	case KindNack:
+		return "nack"
 	}
 	return "unknown"
 }

@@ -31,7 +31,7 @@ func main() {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
-	root.AddCommand(newRunCmd(), newBenchCmd())
+	root.AddCommand(newRunCmd(), newBenchCmd(), newQoSCmd(), newTopoCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "opasim:", err)
 		var u usageError

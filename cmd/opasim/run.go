@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -49,6 +50,10 @@ func newRunCmd() *cobra.Command {
 				if err := writeJSON(f.out, res); err != nil {
 					return err
 				}
+			}
+			if res.Blocked {
+				return fmt.Errorf("the network is blocked: nothing moved for %d cycles with packets inside; stuck:\n  %s",
+					cfg.Watchdog, strings.Join(res.Stuck, "\n  "))
 			}
 			if !res.ConservationOK {
 				return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
