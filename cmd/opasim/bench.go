@@ -21,20 +21,30 @@ type scenario struct {
 	cfg  func() fabric.Config
 }
 
+// scenarios are the reference workloads: uniform traffic, 16-flit
+// packets, Bernoulli injection (PERFORMANCE.md's anchors).
 func scenarios() []scenario {
-	return []scenario{
-		{"single-switch-48 uniform 0.9", func() fabric.Config {
-			c := fabric.Default()
-			c.Traffic.Load, c.Traffic.MessageFlits = 0.9, 16
-			return c
-		}},
+	s := []scenario{{"single-switch-48 uniform 0.9", uniformOn("", 0.9)}}
+	for _, p := range []string{"tree-8ary-3", "tree-24ary-2"} {
+		for _, l := range []float64{0.3, 0.7} {
+			s = append(s, scenario{fmt.Sprintf("%s uniform %.1f", p, l), uniformOn(p, l)})
+		}
+	}
+	return s
+}
+
+func uniformOn(preset string, load float64) func() fabric.Config {
+	return func() fabric.Config {
+		c := fabric.Default()
+		c.Topology.Preset, c.Traffic.Load, c.Traffic.MessageFlits = preset, load, 16
+		return c
 	}
 }
 
 func newBenchCmd() *cobra.Command {
 	var cycles int64
 	var repeat int
-	var procs, engines string
+	var procs, engines, only string
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure simulated cycles/s and delivered flits/s on the reference scenarios",
@@ -44,13 +54,14 @@ func newBenchCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			return bench(cmd.Context(), cmd.OutOrStdout(), cycles, repeat, ps, strings.Split(engines, ","))
+			return bench(cmd.Context(), cmd.OutOrStdout(), cycles, repeat, ps, strings.Split(engines, ","), only)
 		},
 	}
 	cmd.Flags().Int64Var(&cycles, "cycles", 40000, "cycles per run (a fifth of them warm-up)")
 	cmd.Flags().IntVar(&repeat, "repeat", 3, "runs per point; the median is reported")
 	cmd.Flags().StringVar(&procs, "procs", strconv.Itoa(runtime.GOMAXPROCS(0)), "comma-separated GOMAXPROCS values")
 	cmd.Flags().StringVar(&engines, "engines", "sequential,actors", "comma-separated engines")
+	cmd.Flags().StringVar(&only, "scenario", "", "run only the scenarios whose name contains this")
 	return cmd
 }
 
@@ -66,11 +77,14 @@ func parseProcs(s string) ([]int, error) {
 	return ps, nil
 }
 
-func bench(ctx context.Context, w io.Writer, cycles int64, repeat int, procs []int, engines []string) error {
+func bench(ctx context.Context, w io.Writer, cycles int64, repeat int, procs []int, engines []string, only string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tengine\tGOMAXPROCS\tcycles/s\tflits/s\twall s\tdigest\t")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, sc := range scenarios() {
+		if !strings.Contains(sc.name, only) {
+			continue
+		}
 		for _, p := range procs {
 			for _, e := range engines {
 				runtime.GOMAXPROCS(p)

@@ -1,0 +1,318 @@
+package actors
+
+import (
+	"math/bits"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
+)
+
+// Metrics is the live Prometheus view of a run. It is the run's
+// fabric.Observer: after a window, a group copies its state (its
+// fabric.Snapshot and, for a NIC bank, its cumulative per-SL counters) into
+// a slot of its own, at most once per MetricsOptions.Every of wall time;
+// between two copies GroupDone costs one atomic load and a few additions.
+// It is also a prometheus.Collector: Collect builds constant metrics from
+// the latest copies, so a scrape never touches the model.
+//
+// One Metrics watches one run at a time: Bind it to the network before the
+// engine starts and call Finish after the engine has returned.
+type Metrics struct {
+	opts MetricsOptions
+	reg  *prometheus.Registry
+	run  atomic.Pointer[runState]
+	d    descs
+}
+
+// MetricsOptions tune a Metrics.
+type MetricsOptions struct {
+	// Every is the least wall time between two copies of a group's state
+	// (default 200 ms): a scrape sees state at most that old.
+	Every time.Duration
+	// PortDetail adds per-port series (buffer occupancy, credit stalls and
+	// grants per port); off, switches are the finest grain.
+	PortDetail bool
+}
+
+// NewMetrics makes a Metrics and its own registry (never the global one)
+// holding it and the Go runtime and process collectors.
+func NewMetrics(o MetricsOptions) *Metrics {
+	if o.Every <= 0 {
+		o.Every = 200 * time.Millisecond
+	}
+	m := &Metrics{opts: o, reg: prometheus.NewRegistry(), d: newDescs()}
+	m.reg.MustRegister(m, collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Registry is the registry that holds m; ServeMetrics serves it.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Bind makes m watch n. Call it before the engine starts; binding again
+// starts over with a new run.
+func (m *Metrics) Bind(n *fabric.Network) { m.run.Store(newRunState(n, m.opts)) }
+
+// GroupDone counts the group's step time and, when the group has not
+// copied its state since the clock last moved the epoch on, copies it.
+func (m *Metrics) GroupDone(g int, _ clock.Window, busy time.Duration) {
+	r := m.run.Load()
+	if r == nil {
+		return
+	}
+	s := r.groups[g]
+	s.steps.add(busy)
+	if e := r.epoch.Load(); s.seen != e {
+		s.seen = e
+		r.publish(g, s)
+	}
+}
+
+// WindowDone counts the barrier wait and the cycle reached; once per Every
+// it publishes the clock's figures and moves the epoch on, which asks every
+// group to copy its state after its next window.
+func (m *Metrics) WindowDone(w clock.Window, wait time.Duration) {
+	r := m.run.Load()
+	if r == nil {
+		return
+	}
+	c := &r.clk
+	c.wait.add(wait)
+	c.reached = w.To
+	now := time.Now()
+	if now.Sub(c.last) < r.every {
+		return
+	}
+	c.last = now
+	r.publishClock(now)
+	r.epoch.Add(1)
+}
+
+// Finish copies the final state of every group and of the clock, reached
+// being the cycle the run reached (0: the last window's end). Call it after
+// the engine has returned, when no group runs any more, so that the last
+// scrape sees the whole run.
+func (m *Metrics) Finish(reached clock.Cycle) {
+	r := m.run.Load()
+	if r == nil {
+		return
+	}
+	for g, s := range r.groups {
+		r.publish(g, s)
+	}
+	r.clk.reached = clock.Max(r.clk.reached, reached)
+	r.publishClock(time.Now())
+}
+
+// runState is what a Metrics knows of the run it watches.
+type runState struct {
+	net       *fabric.Network
+	every     time.Duration
+	ports     bool
+	kinds     []string // group kinds, in order of first appearance
+	slNames   []string
+	shares    []float64
+	scheduler string
+	epoch     atomic.Int64
+	groups    []*groupSlot
+	clk       clockSlot
+}
+
+func newRunState(n *fabric.Network, o MetricsOptions) *runState {
+	r := &runState{net: n, every: o.Every, ports: o.PortDetail, scheduler: n.Config.QoS.Scheduler}
+	for _, sl := range n.Config.QoS.SLs {
+		r.slNames = append(r.slNames, sl.Name)
+		r.shares = append(r.shares, sl.Share)
+	}
+	for _, g := range n.Groups {
+		r.groups = append(r.groups, &groupSlot{kind: g.Kind, sw: g.Switch})
+		if !slices.Contains(r.kinds, g.Kind) {
+			r.kinds = append(r.kinds, g.Kind)
+		}
+	}
+	now := time.Now()
+	r.clk.speedAt = now
+	r.epoch.Store(1) // every group copies its state after its first window
+	return r
+}
+
+// groupSlot is one group's corner. The fields above mu belong to whichever
+// goroutine runs the group (groups run one window at a time); pub is the
+// copy Collect reads, under mu. Slots are allocated one by one and padded
+// so that two groups never write the same cache line.
+type groupSlot struct {
+	seen    int64 // the epoch of the last copy
+	steps   wallHist
+	kind    string
+	sw      int
+	scratch fabric.Snapshot
+	mu      sync.Mutex
+	pub     groupCopy
+	_       [64]byte
+}
+
+// groupCopy is a group's state as of its last copy. Switch groups fill the
+// switch fields (and the port ones with PortDetail), NIC banks the SL ones.
+type groupCopy struct {
+	steps          wallHist
+	occ, capacity  [fabric.Stages]int64
+	occVL          [fabric.Stages][]int64
+	stall          int64
+	grants         []int64
+	portIn         []int64
+	portOut        []int64
+	portStall      []int64
+	portGrants     [][]int64 // [port][sl]
+	injFlits       []int64
+	injMsgs        []int64
+	delFlits       []int64
+	delMsgs        []int64
+	lat, netLat    [][]int64 // [sl][fabric.LatencyBounds bucket]
+	latSum, netSum []int64
+}
+
+// publish copies group g's state into its slot; it runs on the group's
+// goroutine (during GroupDone) or after the run.
+func (r *runState) publish(g int, s *groupSlot) {
+	sn := &s.scratch
+	r.net.Snapshot(g, sn)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := &s.pub
+	p.steps = s.steps
+	if sn.Kind == "switch" {
+		p.occ, p.capacity, p.stall = sn.Occupancy, sn.Capacity, sn.StallCycles
+		for st := range p.occVL {
+			p.occVL[st] = append(p.occVL[st][:0], sn.OccupancyVL[st]...)
+		}
+		p.grants = append(p.grants[:0], sn.GrantsBySL...)
+		if r.ports {
+			r.copyPorts(sn.Switch, p)
+		}
+		return
+	}
+	if st := sn.Stats; st != nil {
+		p.injFlits = append(p.injFlits[:0], st.InjectedFlits...)
+		p.injMsgs = append(p.injMsgs[:0], st.InjectedMsgs...)
+		p.delFlits = append(p.delFlits[:0], st.DeliveredFlits...)
+		p.delMsgs = append(p.delMsgs[:0], st.DeliveredMsgs...)
+		p.latSum = append(p.latSum[:0], st.LatencyCycles...)
+		p.netSum = append(p.netSum[:0], st.NetLatencyCycles...)
+		p.lat = copyRows(p.lat, st.LatencyBuckets)
+		p.netLat = copyRows(p.netLat, st.NetLatencyBuckets)
+	}
+}
+
+// copyPorts copies the per-port figures of switch sw (PortDetail only).
+func (r *runState) copyPorts(sw int, p *groupCopy) {
+	outs := r.net.Switches[sw].Outputs
+	p.portIn, p.portOut, p.portStall = resize(p.portIn, len(outs)), resize(p.portOut, len(outs)), resize(p.portStall, len(outs))
+	if len(p.portGrants) != len(outs) {
+		p.portGrants = make([][]int64, len(outs))
+	}
+	for q, o := range outs {
+		p.portIn[q], p.portOut[q] = r.net.PortOccupancy(sw, q)
+		p.portStall[q] = o.StallCycles
+		p.portGrants[q] = append(p.portGrants[q][:0], o.SentBySL...)
+	}
+}
+
+func resize(s []int64, n int) []int64 {
+	if cap(s) < n {
+		return make([]int64, n)
+	}
+	return s[:n]
+}
+
+func copyRows(dst, src [][]int64) [][]int64 {
+	if len(dst) != len(src) {
+		dst = make([][]int64, len(src))
+	}
+	for i := range src {
+		dst[i] = append(dst[i][:0], src[i]...)
+	}
+	return dst
+}
+
+// speedInterval is the least wall time over which the simulator's speed is
+// measured: shorter ones make the gauge jumpy.
+const speedInterval = time.Second
+
+// clockSlot is the clock's corner: the fields above mu belong to the
+// goroutine that calls WindowDone; pub is what Collect reads, under mu.
+type clockSlot struct {
+	wait      wallHist
+	reached   clock.Cycle
+	last      time.Time   // the last publication
+	speedFrom clock.Cycle // the speed interval began at this cycle,
+	speedAt   time.Time   // at this time
+	mu        sync.Mutex
+	pub       clockCopy
+}
+
+type clockCopy struct {
+	wait    wallHist
+	reached clock.Cycle
+	speed   float64 // simulated cycles per wall second over the last interval
+}
+
+// publishClock publishes the clock's figures; the speed covers the last
+// interval of at least speedInterval (until the first one ends: the time
+// since the start).
+func (r *runState) publishClock(now time.Time) {
+	c := &r.clk
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pub.wait, c.pub.reached = c.wait, c.reached
+	dt := now.Sub(c.speedAt)
+	if dt <= 0 {
+		return
+	}
+	if dt >= speedInterval || c.speedFrom == 0 {
+		c.pub.speed = float64(c.reached-c.speedFrom) / dt.Seconds()
+	}
+	if dt >= speedInterval {
+		c.speedFrom, c.speedAt = c.reached, now
+	}
+}
+
+// wallHist is a histogram of wall durations (group step time, barrier
+// wait) over the wallBounds buckets; its last count is above all bounds.
+type wallHist struct {
+	n   [wallBuckets + 1]int64
+	sum time.Duration
+}
+
+// wallBuckets bounds are 1.024 µs × 4^i, i < wallBuckets: up to 67 ms.
+const wallBuckets = 9
+
+func (h *wallHist) add(d time.Duration) {
+	h.n[wallBucket(d)]++
+	h.sum += d
+}
+
+// wallBucket is the first bucket whose bound 2^(10+2i) ns holds d: with
+// L = bits.Len(d-1), d ≤ 2^L, so i = ⌈(L-10)/2⌉.
+func wallBucket(d time.Duration) int {
+	if d <= 1<<10 {
+		return 0
+	}
+	return min((bits.Len64(uint64(d-1))-9)/2, wallBuckets)
+}
+
+// wallBound is the upper bound of bucket i in seconds.
+func wallBound(i int) float64 { return float64(int64(1)<<(10+2*i)) / 1e9 }
+
+func (h *wallHist) merge(o *wallHist) {
+	for i := range h.n {
+		h.n[i] += o.n[i]
+	}
+	h.sum += o.sum
+}

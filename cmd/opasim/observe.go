@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/opasim/opasim/actors"
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
+)
+
+// observeFlags are the live-observability flags of `run`: Prometheus
+// metrics while the run goes on, and profiles pushed to Pyroscope.
+type observeFlags struct {
+	metricsAddr   string
+	metricsHold   time.Duration
+	metricsDetail string
+	pyroscopeURL  string
+	runID         string
+}
+
+func (o *observeFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on /metrics at this host:port while the run goes on, e.g. 127.0.0.1:9464 "+
+		"(a bare :9464 stays on loopback; give 0.0.0.0:9464 to listen on every interface); off by default")
+	fs.DurationVar(&o.metricsHold, "metrics-hold", 0, "keep serving metrics this long after the run ends so the last scrape is not lost, e.g. 30s (Ctrl-C ends it)")
+	fs.StringVar(&o.metricsDetail, "metrics-detail", "switch", "finest grain of the metrics: switch, or port (adds per-port series)")
+	fs.StringVar(&o.pyroscopeURL, "pyroscope-url", "", "push CPU and memory profiles to this Pyroscope server, e.g. http://127.0.0.1:4040; off by default")
+	fs.StringVar(&o.runID, "run-id", "", "run id tagging the Pyroscope profiles (default: the start time and a random suffix)")
+}
+
+// observation is the live observability of one run; each part is nil when
+// its flag is off.
+type observation struct {
+	metrics  *actors.Metrics
+	server   *actors.MetricsServer
+	profiler *actors.Profiling
+	hold     time.Duration
+	ran      bool
+	log      io.Writer
+}
+
+// startObserving checks the observability flags and starts what they ask
+// for, before the run starts: a bad flag or a taken port is an error (bad
+// input); an unreachable Pyroscope server is not.
+func startObserving(f *runFlags, cfg fabric.Config, log io.Writer) (*observation, error) {
+	o := &f.observe
+	if err := o.check(f.cpuProfile); err != nil {
+		return nil, err
+	}
+	ob := &observation{hold: o.metricsHold, log: log}
+	if o.metricsAddr != "" {
+		addr, err := metricsListenAddr(o.metricsAddr)
+		if err != nil {
+			return nil, err
+		}
+		ob.metrics = actors.NewMetrics(actors.MetricsOptions{PortDetail: o.metricsDetail == "port"})
+		if ob.server, err = actors.ServeMetrics(addr, ob.metrics); err != nil {
+			return nil, fmt.Errorf("--metrics-addr %s: %w (is another run or exporter serving there? choose another port)", o.metricsAddr, err)
+		}
+		fmt.Fprintf(log, "opasim: serving metrics on %s\n", ob.server.URL())
+	}
+	if o.pyroscopeURL != "" {
+		p, err := actors.StartProfiling(actors.ProfilingOptions{ServerURL: o.pyroscopeURL, Tags: profileTags(f, cfg), Warn: log})
+		if err != nil {
+			ob.close(context.Background())
+			return nil, fmt.Errorf("--pyroscope-url: %w", err)
+		}
+		ob.profiler = p
+	}
+	return ob, nil
+}
+
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// check returns every problem of the flags at once.
+func (o *observeFlags) check(cpuProfile string) error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if o.metricsDetail != "switch" && o.metricsDetail != "port" {
+		bad("--metrics-detail: %q is not allowed: must be one of: switch, port", o.metricsDetail)
+	}
+	if o.metricsHold < 0 {
+		bad("--metrics-hold: %v is not allowed: must be a duration of at least 0, e.g. 30s", o.metricsHold)
+	}
+	if o.metricsAddr == "" && (o.metricsHold != 0 || o.metricsDetail != "switch") {
+		bad("--metrics-hold and --metrics-detail need --metrics-addr")
+	}
+	if o.runID != "" && !runIDPattern.MatchString(o.runID) {
+		bad("--run-id: %q is not allowed: must be 1 to 64 letters, digits, '.', '_' or '-'", o.runID)
+	}
+	if o.runID != "" && o.pyroscopeURL == "" {
+		bad("--run-id tags Pyroscope profiles: it needs --pyroscope-url")
+	}
+	if o.pyroscopeURL != "" && cpuProfile != "" {
+		bad("--pyroscope-url and --cpuprofile both need the Go CPU profiler: give one of them")
+	}
+	return errors.Join(errs...)
+}
+
+// metricsListenAddr is where to listen for --metrics-addr: a host-less
+// address (":9464") stays on loopback; 0.0.0.0 or another host must be
+// given explicitly.
+func metricsListenAddr(s string) (string, error) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return "", fmt.Errorf("--metrics-addr: %q is not allowed: must be host:port, e.g. 127.0.0.1:9464", s)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// profileTags tag a run's profiles: the preset (the config file's name, or
+// "default"), the topology kind, the scheduler, the engine and the run id.
+func profileTags(f *runFlags, cfg fabric.Config) map[string]string {
+	preset := "default"
+	if f.config != "" {
+		preset = strings.TrimSuffix(filepath.Base(f.config), filepath.Ext(f.config))
+	}
+	id := f.observe.runID
+	if id == "" {
+		var b [3]byte
+		_, _ = rand.Read(b[:])
+		id = time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	}
+	return map[string]string{"preset": preset, "topology": cfg.Topology.Kind, "scheduler": cfg.QoS.Scheduler,
+		"engine": cfg.Engine, "run_id": id}
+}
+
+// observer is what the engines call: nil when metrics are off.
+func (ob *observation) observer() fabric.Observer {
+	if ob.metrics == nil {
+		return nil
+	}
+	return ob.metrics
+}
+
+// finish publishes the final state of the run (res is nil when it did not
+// run), once the engine has returned.
+func (ob *observation) finish(res *fabric.Results) {
+	if ob.metrics == nil || res == nil {
+		return
+	}
+	ob.ran = true
+	ob.metrics.Finish(clock.Cycle(res.SimulatedCycles))
+}
+
+// close stops profiling, then keeps serving metrics for the hold (unless
+// the run did not run or ctx is done: Ctrl-C ends the hold), then stops.
+func (ob *observation) close(ctx context.Context) {
+	if ob.profiler != nil {
+		ob.profiler.Stop()
+	}
+	if ob.server == nil {
+		return
+	}
+	if ob.hold > 0 && ob.ran && ctx.Err() == nil {
+		fmt.Fprintf(ob.log, "opasim: run over; serving metrics on %s for %v more (Ctrl-C to stop)\n", ob.server.URL(), ob.hold)
+		t := time.NewTimer(ob.hold)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	_ = ob.server.Close()
+}
+
+// bindObserver shows the network to an observer that reads its state (the
+// live metrics) before the run starts.
+func bindObserver(o fabric.Observer, n *fabric.Network) {
+	if b, ok := o.(interface{ Bind(*fabric.Network) }); ok {
+		b.Bind(n)
+	}
+}
+
+// benchObserver is the observer of `opasim bench --metrics`: live metrics
+// without a server, to measure what they cost the engines.
+func benchObserver(on bool) fabric.Observer {
+	if !on {
+		return nil
+	}
+	return actors.NewMetrics(actors.MetricsOptions{})
+}
