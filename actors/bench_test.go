@@ -1,0 +1,32 @@
+package actors
+
+import (
+	"context"
+	"testing"
+
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/sched"
+)
+
+// BenchmarkActorSwitch: the reference scenario (48-port switch, uniform,
+// load 0.9) on the actor engine; compare with fabric's
+// BenchmarkSequentialSwitch (same digest, see TestEnginesAgree).
+func BenchmarkActorSwitch(b *testing.B) {
+	cfg := fabric.Default()
+	cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 0.9, 20000, 0
+	var cycles, flits int64
+	for i := 0; i < b.N; i++ {
+		n, err := fabric.Build(cfg, sched.Default())
+		if err != nil {
+			b.Fatal(err)
+		}
+		o, err := Run(context.Background(), n, fabric.Hooks{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cycles += cfg.Cycles
+		flits += n.Results(o).DeliveredFlits
+	}
+	b.ReportMetric(float64(cycles)/b.Elapsed().Seconds(), "cycles/s")
+	b.ReportMetric(float64(flits)/b.Elapsed().Seconds(), "flits/s")
+}
