@@ -41,14 +41,15 @@ type core struct {
 	in       inbox
 	tm       timers
 	lastEval []clock.Cycle
+	pending  []clock.Cycle // per unit: the earliest timer set since its last evaluation
 	now      clock.Cycle
 	cur      messages.Msg // the message being applied (kept here so it does not escape)
 }
 
 func newCore(id messages.CompID, units int) core {
-	c := core{id: id, lastEval: make([]clock.Cycle, units)}
+	c := core{id: id, lastEval: make([]clock.Cycle, units), pending: make([]clock.Cycle, units)}
 	for i := range c.lastEval {
-		c.lastEval[i] = -1
+		c.lastEval[i], c.pending[i] = -1, clock.Never
 	}
 	return c
 }
@@ -63,8 +64,16 @@ func (c *core) Deliver(msgs []messages.Msg) {
 
 func (c *core) Next() clock.Cycle { return clock.Min(c.in.Top(), c.tm.Top()) }
 
-// at asks for unit to be evaluated at cycle t.
-func (c *core) at(t clock.Cycle, unit int32) { c.tm.Push(timer{At: t, Unit: unit}) }
+// at asks for unit to be evaluated at cycle t. An evaluation looks at all
+// of its unit's state and sets every timer that state still needs, so a
+// timer later than one already set for the unit is left out: the earlier
+// evaluation sets it again if it is still needed.
+func (c *core) at(t clock.Cycle, unit int32) {
+	if t < c.pending[unit] {
+		c.pending[unit] = t
+		c.tm.Push(timer{At: t, Unit: unit})
+	}
+}
 
 func (c *core) run(h handler, to clock.Cycle, out *Outbox) clock.Cycle {
 	for {
@@ -80,7 +89,7 @@ func (c *core) run(h handler, to clock.Cycle, out *Outbox) clock.Cycle {
 		for c.tm.Top() == t {
 			u := c.tm.Pop().Unit
 			if c.lastEval[u] != t {
-				c.lastEval[u] = t
+				c.lastEval[u], c.pending[u] = t, clock.Never
 				h.eval(u, t, out)
 			}
 		}

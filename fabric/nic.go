@@ -244,6 +244,9 @@ func (n *NIC) receive(now clock.Cycle, out *Outbox) {
 		out.Send(messages.Msg{Kind: messages.KindCredit, At: now + 1 + n.p.fly, Dst: n.dnComp, Src: n.id,
 			VL: int32(pk.VL), Count: pk.Credits})
 	}
+	if n.rx.Len() > 0 {
+		n.at(n.rx.Front().TailAvail, nicReceive)
+	}
 }
 
 const (
