@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,7 +49,7 @@ func StartProfiling(o ProfilingOptions) (*Profiling, error) {
 		ServerAddress:   o.ServerURL,
 		Tags:            o.Tags,
 		UploadRate:      o.UploadRate,
-		Logger:          &warnOnce{w: o.Warn},
+		Logger:          &warnOnce{w: o.Warn, server: strings.TrimSuffix(o.ServerURL, "/")},
 		HTTPClient:      &http.Client{Timeout: uploadTimeout},
 		ProfileTypes: []pyroscope.ProfileType{pyroscope.ProfileCPU, pyroscope.ProfileAllocObjects,
 			pyroscope.ProfileAllocSpace, pyroscope.ProfileInuseObjects, pyroscope.ProfileInuseSpace},
@@ -68,16 +70,20 @@ func (p *Profiling) Stop() {
 // warnOnce is the profiler's logger: it reports the first error and drops
 // everything else.
 type warnOnce struct {
-	once sync.Once
-	w    io.Writer
+	once   sync.Once
+	w      io.Writer
+	server string
 }
+
+// uploadURL is the quoted upload URL in an error, with its long query.
+var uploadURL = regexp.MustCompile(`"https?://[^"]*"`)
 
 func (l *warnOnce) Infof(string, ...any)  {}
 func (l *warnOnce) Debugf(string, ...any) {}
 
 func (l *warnOnce) Errorf(format string, args ...any) {
 	l.once.Do(func() {
-		fmt.Fprintf(l.w, "opasim: warning: pyroscope: %s (the run goes on; further profiling errors are not shown)\n",
-			fmt.Sprintf(format, args...))
+		msg := uploadURL.ReplaceAllString(fmt.Sprintf(format, args...), l.server+"/ingest")
+		fmt.Fprintf(l.w, "opasim: warning: pyroscope: %s (the run goes on; further profiling errors are not shown)\n", msg)
 	})
 }

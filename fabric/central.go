@@ -49,7 +49,7 @@ func newCentralCrossbar(p *params, id messages.CompID, sw, mports int) *CentralC
 // Advance implements Component.
 func (c *CentralCrossbar) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return c.run(c, to, out) }
 
-func (c *CentralCrossbar) apply(m *messages.Msg, _ *Outbox) {
+func (c *CentralCrossbar) apply(m *messages.Msg, out *Outbox) {
 	switch m.Kind {
 	case messages.KindRequest:
 		mp, i := int(m.Slot)/4, int(m.Slot)%4
@@ -58,6 +58,11 @@ func (c *CentralCrossbar) apply(m *messages.Msg, _ *Outbox) {
 		}
 		c.req[mp][i] = pending{valid: true, msg: *m}
 		c.at(m.At, int32(mp))
+	case messages.KindCancel:
+		if r := &c.req[m.Slot/4][m.Slot%4]; r.valid {
+			r.valid = false
+			out.Send(nack(c.p, &r.msg, m.At, c.id))
+		}
 	case messages.KindGrant:
 		b := int(m.Slot) - 4
 		cb := &c.buf[b]
@@ -113,7 +118,7 @@ func (c *CentralCrossbar) refuse(mp int, now clock.Cycle, out *Outbox) {
 			continue
 		}
 		vl, n := int(r.msg.VL), r.msg.Pkt.Credits
-		if !b0.space.Fits(vl, n) && !b1.space.Fits(vl, n) {
+		if !r.msg.Alone && !b0.space.Fits(vl, n) && !b1.space.Fits(vl, n) {
 			r.valid = false
 			out.Send(nack(c.p, &r.msg, now, c.id))
 		}
@@ -163,17 +168,13 @@ func (c *CentralCrossbar) anyRequest(mp int) bool {
 // of its next packet.
 func (c *CentralCrossbar) request(b int, now clock.Cycle, out *Outbox) {
 	s := &c.buf[b].source
-	if s.waiting {
+	req, send, wake := s.next(now)
+	if wake != clock.Never {
+		c.at(wake, int32(c.mports+b))
+	}
+	if !send {
 		return
 	}
-	vl := s.pick(now)
-	if vl < 0 {
-		if t := s.nextReady(); t != clock.Never {
-			c.at(t, int32(c.mports+b))
-		}
-		return
-	}
-	req := s.request(vl)
 	req.Src, req.At, req.Dst, req.Slot = c.id, now+c.p.lambda, c.outComp[s.inflight.Out], int32(4+b)
 	out.Send(req)
 }

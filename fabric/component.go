@@ -69,6 +69,9 @@ func (c *core) Next() clock.Cycle { return clock.Min(c.in.Top(), c.tm.Top()) }
 // timer later than one already set for the unit is left out: the earlier
 // evaluation sets it again if it is still needed.
 func (c *core) at(t clock.Cycle, unit int32) {
+	if t <= c.lastEval[unit] {
+		return // it is being (or was) evaluated at t: at most once a cycle
+	}
 	if t < c.pending[unit] {
 		c.pending[unit] = t
 		c.tm.Push(timer{At: t, Unit: unit})

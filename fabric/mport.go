@@ -13,6 +13,8 @@ type source struct {
 	q        []fifo
 	vaNext   int
 	waiting  bool // a request is in flight or pending at the destination
+	alone    bool // it was sent with no packet ready on another VL (the destination may hold it)
+	cancel   bool // a cancel of it is on its way
 	inflight entry
 	readFree clock.Cycle
 	rel      releases
@@ -21,16 +23,41 @@ type source struct {
 func newSource(vls int) source { return source{q: make([]fifo, vls)} }
 
 // pick returns the VL whose head is ready at now, round-robin after the
-// last one picked, or -1.
-func (s *source) pick(now clock.Cycle) int {
+// last one picked, or -1; never VL skip.
+func (s *source) pick(now clock.Cycle, skip int) int {
 	n := len(s.q)
 	for k := 0; k < n; k++ {
 		vl := (s.vaNext + k) % n
-		if s.q[vl].Len() > 0 && s.q[vl].Front().Ready <= now {
+		if vl != skip && s.q[vl].Len() > 0 && s.q[vl].Front().Ready <= now {
 			return vl
 		}
 	}
 	return -1
+}
+
+// next decides what the input arbiter does at now: request the head of a
+// VL, or withdraw a request the destination may be holding because another
+// VL now has a packet ready (so no VL waits behind another), or nothing.
+// wake is when it must look again if nothing arrives before.
+func (s *source) next(now clock.Cycle) (m messages.Msg, send bool, wake clock.Cycle) {
+	if s.waiting {
+		if !s.alone || s.cancel {
+			return m, false, clock.Never // the answer will come
+		}
+		if s.pick(now, int(s.inflight.Pkt.VL)) >= 0 {
+			s.cancel = true
+			return messages.Msg{Kind: messages.KindCancel}, true, clock.Never
+		}
+		return m, false, s.nextReady()
+	}
+	vl := s.pick(now, -1)
+	if vl < 0 {
+		return m, false, s.nextReady()
+	}
+	m = s.request(vl)
+	m.Alone = s.pick(now, vl) < 0
+	s.alone = m.Alone
+	return m, true, s.nextReady()
 }
 
 // nextReady is the earliest Ready among the VL heads (clock.Never if none).
@@ -59,14 +86,14 @@ func (s *source) request(vl int) messages.Msg {
 // refused puts the requested packet back at the head of its VL; the input
 // arbiter has already moved past that VL.
 func (s *source) refused() {
-	s.waiting = false
+	s.waiting, s.alone, s.cancel = false, false, false
 	s.q[s.inflight.Pkt.VL].PushFront(s.inflight)
 }
 
 // granted records the grant: the read port is busy until the tail leaves,
 // and the packet's space is released the cycle after.
 func (s *source) granted(g *messages.Msg, vl int32) {
-	s.waiting = false
+	s.waiting, s.alone, s.cancel = false, false, false
 	s.readFree = g.TailOut + 1
 	s.rel.Push(release{At: g.TailOut + 1, VL: vl, Credits: s.inflight.Pkt.Credits, Pkt: true})
 }
@@ -146,17 +173,13 @@ func (m *MPort) eval(unit int32, now clock.Cycle, out *Outbox) {
 	if s.rel.Len() > 0 {
 		m.at(s.rel.At(0).At, unit)
 	}
-	if s.waiting {
+	req, send, wake := s.next(now)
+	if wake != clock.Never {
+		m.at(wake, unit)
+	}
+	if !send {
 		return
 	}
-	vl := s.pick(now)
-	if vl < 0 {
-		if t := s.nextReady(); t != clock.Never {
-			m.at(t, unit)
-		}
-		return
-	}
-	req := s.request(vl)
 	req.Src, req.At = m.id, now+m.p.lambda
 	if outPort := int(s.inflight.Out); outPort/4 == m.index {
 		req.Dst, req.Slot = m.outComp[outPort], unit

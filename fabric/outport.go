@@ -69,7 +69,7 @@ func newOutputPort(p *params, id messages.CompID, sw, port, mports int) *OutputP
 // Advance implements Component.
 func (o *OutputPort) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return o.run(o, to, out) }
 
-func (o *OutputPort) apply(m *messages.Msg, _ *Outbox) {
+func (o *OutputPort) apply(m *messages.Msg, out *Outbox) {
 	switch m.Kind {
 	case messages.KindRequest:
 		if o.req[m.Slot].valid {
@@ -78,6 +78,11 @@ func (o *OutputPort) apply(m *messages.Msg, _ *Outbox) {
 		o.req[m.Slot] = pending{valid: true, msg: *m}
 	case messages.KindCredit:
 		o.down.Free(int(m.VL), m.Count)
+	case messages.KindCancel:
+		if r := &o.req[m.Slot]; r.valid {
+			r.valid = false
+			out.Send(nack(o.p, &r.msg, m.At, o.id))
+		}
 	default:
 		panic("output port: unexpected " + m.Kind.String())
 	}
@@ -135,7 +140,7 @@ func (o *OutputPort) arbitrate(now clock.Cycle, out *Outbox) {
 func (o *OutputPort) refuse(now clock.Cycle, out *Outbox) {
 	for s := range o.req {
 		r := &o.req[s]
-		if r.valid && !o.space.Fits(int(r.msg.VL), r.msg.Pkt.Credits) {
+		if r.valid && !r.msg.Alone && !o.space.Fits(int(r.msg.VL), r.msg.Pkt.Credits) {
 			r.valid = false
 			out.Send(nack(o.p, &r.msg, now, o.id))
 		}

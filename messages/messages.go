@@ -34,6 +34,9 @@ const (
 	// KindNack: the destination refused the request of Slot (its VL has no
 	// room); the source may request again, for this or another VL.
 	KindNack
+	// KindCancel: the source of Slot withdraws its request (another of its
+	// VLs has a packet ready); answered by a refusal unless already granted.
+	KindCancel
 )
 
 func (k Kind) String() string {
@@ -48,6 +51,8 @@ func (k Kind) String() string {
 		return "grant"
 	case KindNack:
 		return "nack"
+	case KindCancel:
+		return "cancel"
 	}
 	return "unknown"
 }
@@ -82,6 +87,7 @@ type Msg struct {
 	VL    int32 // credit: the VL; request/grant: the VL at the destination buffer
 	Count int32 // credit: number of credits
 	Out   int32 // request: the switch output port the packet is routed to
+	Alone bool  // request: the source has no packet ready on another VL, so it may wait here
 
 	// Request: Ready is the earliest cycle the source can start the
 	// transfer; TailAvail is when the packet's tail is available there.

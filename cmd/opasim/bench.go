@@ -45,6 +45,7 @@ func newBenchCmd() *cobra.Command {
 	var cycles int64
 	var repeat int
 	var procs, engines, only string
+	var metrics bool
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure simulated cycles/s and delivered flits/s on the reference scenarios",
@@ -54,7 +55,7 @@ func newBenchCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			return bench(cmd.Context(), cmd.OutOrStdout(), cycles, repeat, ps, strings.Split(engines, ","), only)
+			return bench(cmd.Context(), cmd.OutOrStdout(), cycles, repeat, ps, strings.Split(engines, ","), only, metrics)
 		},
 	}
 	cmd.Flags().Int64Var(&cycles, "cycles", 40000, "cycles per run (a fifth of them warm-up)")
@@ -62,6 +63,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&procs, "procs", strconv.Itoa(runtime.GOMAXPROCS(0)), "comma-separated GOMAXPROCS values")
 	cmd.Flags().StringVar(&engines, "engines", "sequential,actors", "comma-separated engines")
 	cmd.Flags().StringVar(&only, "scenario", "", "run only the scenarios whose name contains this")
+	cmd.Flags().BoolVar(&metrics, "metrics", false, "run with the live metrics observer on (not served), to measure its cost")
 	return cmd
 }
 
@@ -77,7 +79,7 @@ func parseProcs(s string) ([]int, error) {
 	return ps, nil
 }
 
-func bench(ctx context.Context, w io.Writer, cycles int64, repeat int, procs []int, engines []string, only string) error {
+func bench(ctx context.Context, w io.Writer, cycles int64, repeat int, procs []int, engines []string, only string, metrics bool) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tengine\tGOMAXPROCS\tcycles/s\tflits/s\twall s\tdigest\t")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
@@ -88,7 +90,7 @@ func bench(ctx context.Context, w io.Writer, cycles int64, repeat int, procs []i
 		for _, p := range procs {
 			for _, e := range engines {
 				runtime.GOMAXPROCS(p)
-				r, err := median(ctx, sc, e, cycles, repeat)
+				r, err := median(ctx, sc, e, cycles, repeat, metrics)
 				if err != nil {
 					return err
 				}
@@ -100,12 +102,12 @@ func bench(ctx context.Context, w io.Writer, cycles int64, repeat int, procs []i
 }
 
 // median runs a scenario repeat times and returns the run of median speed.
-func median(ctx context.Context, sc scenario, engine string, cycles int64, repeat int) (*fabric.Results, error) {
+func median(ctx context.Context, sc scenario, engine string, cycles int64, repeat int, metrics bool) (*fabric.Results, error) {
 	var runs []*fabric.Results
 	for i := 0; i < max(repeat, 1); i++ {
 		cfg := sc.cfg()
 		cfg.Engine, cfg.Cycles, cfg.Warmup = engine, cycles, cycles/5
-		r, err := simulate(ctx, cfg, fabric.Hooks{})
+		r, err := simulate(ctx, cfg, fabric.Hooks{Observer: benchObserver(metrics)})
 		if err != nil {
 			return nil, err
 		}

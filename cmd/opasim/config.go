@@ -24,6 +24,7 @@ type runFlags struct {
 	load                                    float64
 	cycles, warmup, window                  int64
 	seed                                    uint64
+	observe                                 observeFlags
 }
 
 func (f *runFlags) register(fs *pflag.FlagSet) {
@@ -42,6 +43,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "write the results JSON here")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the run here")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a pprof heap profile at the end of the run here")
+	f.observe.register(fs)
 }
 
 // load builds the effective config: defaults, then the file, then flags.

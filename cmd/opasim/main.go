@@ -32,6 +32,7 @@ func main() {
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newRunCmd(), newBenchCmd(), newQoSCmd(), newTopoCmd())
+	root.AddCommand(newSweepCmd(), newPlotCmd())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "opasim:", err)
 		var u usageError

@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -122,12 +120,12 @@ func metricsListenAddr(s string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
-// profileTags tag a run's profiles: the preset (the config file's name, or
-// "default"), the topology kind, the scheduler, the engine and the run id.
+// profileTags tag a run's profiles: the preset (or, without one, the
+// topology kind), the scheduler, the engine and the run id.
 func profileTags(f *runFlags, cfg fabric.Config) map[string]string {
-	preset := "default"
-	if f.config != "" {
-		preset = strings.TrimSuffix(filepath.Base(f.config), filepath.Ext(f.config))
+	preset := cfg.Topology.Preset
+	if preset == "" {
+		preset = cfg.Topology.Kind
 	}
 	id := f.observe.runID
 	if id == "" {
@@ -135,8 +133,7 @@ func profileTags(f *runFlags, cfg fabric.Config) map[string]string {
 		_, _ = rand.Read(b[:])
 		id = time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 	}
-	return map[string]string{"preset": preset, "topology": cfg.Topology.Kind, "scheduler": cfg.QoS.Scheduler,
-		"engine": cfg.Engine, "run_id": id}
+	return map[string]string{"preset": preset, "scheduler": cfg.QoS.Scheduler, "engine": cfg.Engine, "run_id": id}
 }
 
 // observer is what the engines call: nil when metrics are off.

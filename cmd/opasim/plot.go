@@ -236,9 +236,9 @@ type errPoint struct {
 
 type errPoints []errPoint
 
-func (e errPoints) Len() int                          { return len(e) }
-func (e errPoints) XY(i int) (float64, float64)       { return e[i].x, e[i].y }
-func (e errPoints) YError(i int) (float64, float64)   { return e[i].low, e[i].ci }
+func (e errPoints) Len() int                        { return len(e) }
+func (e errPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
+func (e errPoints) YError(i int) (float64, float64) { return e[i].low, e[i].ci }
 
 // legend lists the SL colours, then the scheduler markers and dashes.
 func (f *figure) legend(p *plot.Plot, sum *sweepSummary) {

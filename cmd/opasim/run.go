@@ -34,11 +34,17 @@ func newRunCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			obs, err := startObserving(&f, cfg, cmd.ErrOrStderr())
+			if err != nil {
+				return badInput(err)
+			}
+			defer obs.close(ctx)
 			stopProfile, err := startProfiles(f.cpuProfile, f.memProfile)
 			if err != nil {
 				return badInput(err)
 			}
-			res, err := simulate(ctx, cfg, fabric.Hooks{Progress: progressFor(os.Stderr, cfg.Cycles)})
+			res, err := simulate(ctx, cfg, fabric.Hooks{Progress: progressFor(os.Stderr, cfg.Cycles), Observer: obs.observer()})
+			obs.finish(res)
 			if perr := stopProfile(); perr != nil && err == nil {
 				err = perr
 			}
@@ -72,6 +78,7 @@ func simulate(ctx context.Context, cfg fabric.Config, hooks fabric.Hooks) (*fabr
 	if err != nil {
 		return nil, badInput(err)
 	}
+	bindObserver(hooks.Observer, n)
 	var o fabric.Outcome
 	if cfg.Engine == "sequential" {
 		o = fabric.RunSequential(ctx, n, hooks)

@@ -331,7 +331,7 @@ type sweeper struct {
 	points []sweepPoint
 	dir    string
 	jobs   int
-	log    io.Writer         // one line per finished run
+	log    io.Writer        // one line per finished run
 	onRun  func(sweepPoint) // called after a run is stored; a test hook
 
 	mu      sync.Mutex
@@ -355,7 +355,11 @@ func (s *sweeper) run(ctx context.Context, out io.Writer) error {
 	if counts.stale > 0 {
 		fmt.Fprintf(out, "; %d stored runs are of another config or incomplete and will be rerun", counts.stale)
 	}
-	fmt.Fprintf(out, "; running %d with %d jobs\n", len(todo), min(s.jobs, max(len(todo), 1)))
+	if len(todo) == 0 {
+		fmt.Fprintln(out, "; nothing to run")
+	} else {
+		fmt.Fprintf(out, "; running %d with %d jobs\n", len(todo), min(s.jobs, len(todo)))
+	}
 	runErr := s.runAll(ctx, todo)
 	counts.ran = s.ran
 	sum := s.summary()
