@@ -4,6 +4,6 @@
 // switch sit under a NIC-bank group actor; a global clock actor keeps the
 // groups in step with a barrier per window of cycles.
 //
-// It is the only package that imports protoactor-go (and, for live metrics,
-// client_golang).
+// It is the only package that imports protoactor-go, client_golang (live
+// metrics: metrics*.go) and pyroscope-go (continuous profiling).
 package actors
