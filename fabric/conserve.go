@@ -133,13 +133,8 @@ func (nic *NIC) resident(bad func(string, ...any)) int64 {
 	for sl := range nic.app {
 		pk += int64(nic.app[sl].Len())
 	}
-	used := make([]int64, len(nic.inj))
-	for vl := range nic.inj {
-		for i := 0; i < nic.inj[vl].Len(); i++ {
-			used[vl] += int64(nic.inj[vl].At(i).Pkt.Credits)
-		}
-		pk += int64(nic.inj[vl].Len())
-	}
+	used, injected := queued(nic.inj)
+	pk += injected
 	addReleases(&nic.injRel, used)
 	checkSpace(bad, &nic.injSpace, used, fmt.Sprintf("NIC %d injection buffer", nic.index))
 	return pk + int64(nic.rx.Len())
@@ -158,14 +153,7 @@ func (nic *NIC) rxUsed() []int64 {
 // resident counts the packets a switch source buffer holds (queued, or
 // requested and not yet granted) and checks its space accounting.
 func (s *source) resident(sp *Space, comp int64, bad func(string, ...any)) int64 {
-	used := make([]int64, len(s.q))
-	var pk int64
-	for vl := range s.q {
-		for i := 0; i < s.q[vl].Len(); i++ {
-			used[vl] += int64(s.q[vl].At(i).Pkt.Credits)
-		}
-		pk += int64(s.q[vl].Len())
-	}
+	used, pk := queued(s.q)
 	if s.waiting {
 		used[s.inflight.Pkt.VL] += int64(s.inflight.Pkt.Credits)
 		pk++
@@ -176,17 +164,23 @@ func (s *source) resident(sp *Space, comp int64, bad func(string, ...any)) int64
 }
 
 func (o *OutputPort) resident(bad func(string, ...any)) int64 {
-	used := make([]int64, len(o.q))
-	var pk int64
-	for vl := range o.q {
-		for i := 0; i < o.q[vl].Len(); i++ {
-			used[vl] += int64(o.q[vl].At(i).Pkt.Credits)
-		}
-		pk += int64(o.q[vl].Len())
-	}
+	used, pk := queued(o.q)
 	addReleases(&o.rel, used)
 	checkSpace(bad, &o.space, used, fmt.Sprintf("switch %d output buffer %d", o.sw, o.port))
 	return pk
+}
+
+// queued returns the credits per VL and the number of the packets queued
+// in per-VL FIFOs.
+func queued(qs []fifo) (used []int64, packets int64) {
+	used = make([]int64, len(qs))
+	for vl := range qs {
+		for i := 0; i < qs[vl].Len(); i++ {
+			used[vl] += int64(qs[vl].At(i).Pkt.Credits)
+		}
+		packets += int64(qs[vl].Len())
+	}
+	return used, packets
 }
 
 func addReleases(r *releases, used []int64) {
