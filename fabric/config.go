@@ -391,8 +391,8 @@ func (c *Config) validateTraffic(p *Problems) {
 		p.atLeast("traffic.short_message_flits", int64(t.ShortMessageFlits), 1)
 		p.atLeast("traffic.long_message_flits", int64(t.LongMessageFlits), 1)
 	}
-	if t.HotSpot < 0 || t.HotSpot >= c.NumNICs() {
-		p.add("traffic.hot_spot", t.HotSpot, fmt.Sprintf("must be a NIC in [0, %d)", c.NumNICs()))
+	if n := c.NumNICs(); n > 0 && (t.HotSpot < 0 || t.HotSpot >= n) {
+		p.add("traffic.hot_spot", t.HotSpot, fmt.Sprintf("must be a NIC in [0, %d)", n))
 	}
 	if t.HotSpotPercent < 0 || t.HotSpotPercent > 100 {
 		p.add("traffic.hot_spot_percent", t.HotSpotPercent, "must be in [0, 100]")
