@@ -152,7 +152,7 @@ func (f *figure) plot(sum *sweepSummary) (*plot.Plot, string) {
 	}
 	lines := f.series(sum)
 	if len(lines) == 0 {
-		return nil, "no run delivered a message yet"
+		return nil, "nothing to draw yet (no run has a value for " + f.metric + ")"
 	}
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %s, %s", f.title, sum.Topology, sum.Traffic)
@@ -170,7 +170,7 @@ func (f *figure) plot(sum *sweepSummary) (*plot.Plot, string) {
 			lo, hi = min(lo, pt.y-lowerBar(pt, f.logY)), max(hi, pt.y+pt.ci)
 		}
 	}
-	p.X.Min, p.X.Max = 0, 1
+	p.X.Min, p.X.Max, p.X.Tick.Marker = 0, 1, loadTicks()
 	if f.logY {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 		p.Y.Min, p.Y.Max = niceDown(lo), niceUp(hi)
@@ -242,8 +242,10 @@ func (e errPoints) YError(i int) (float64, float64) { return e[i].low, e[i].ci }
 
 // legend lists the SL colours, then the scheduler markers and dashes.
 func (f *figure) legend(p *plot.Plot, sum *sweepSummary) {
-	p.Legend.Top, p.Legend.Left = true, f.logY
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
 	p.Legend.ThumbnailWidth = vg.Points(28)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	for i, sl := range sum.SLs {
 		p.Legend.Add(sl.Name, &plotter.Line{LineStyle: draw.LineStyle{Color: slColor(i), Width: vg.Points(2)}})
 	}
@@ -313,10 +315,30 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			}
 			t := plot.Tick{Value: v}
 			if m == 1 || m == 2 || m == 5 {
-				t.Label = strconv.FormatFloat(v, 'g', 3, 64)
+				t.Label = tickLabel(v)
 			}
 			ticks = append(ticks, t)
 		}
+	}
+	return ticks
+}
+
+// tickLabel writes v to three significant digits without an exponent:
+// 2000, not 2e+03.
+func tickLabel(v float64) string {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// loadTicks mark every tenth of the injection rate and label every fifth.
+func loadTicks() plot.ConstantTicks {
+	var ticks plot.ConstantTicks
+	for i := 0; i <= 10; i++ {
+		t := plot.Tick{Value: float64(i) / 10}
+		if i%2 == 0 {
+			t.Label = tickLabel(t.Value)
+		}
+		ticks = append(ticks, t)
 	}
 	return ticks
 }
