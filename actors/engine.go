@@ -27,6 +27,7 @@ type engine struct {
 	system     *actor.ActorSystem
 	groups     []*actor.PID
 	groupOf    []int // component -> group
+	childOf    []int // component -> its index among its group's children
 	clockPID   *actor.PID
 	finished   chan result
 	failed     chan error
@@ -41,10 +42,10 @@ func Run(ctx context.Context, n *fabric.Network, h fabric.Hooks) (fabric.Outcome
 	begin := time.Now()
 	e := &engine{net: n, system: newSystem(), finished: make(chan result, 1), failed: make(chan error, 1)}
 	e.supervisor = stopAndReport{e.failed}
-	e.groupOf = make([]int, len(n.Comps))
+	e.groupOf, e.childOf = make([]int, len(n.Comps)), make([]int, len(n.Comps))
 	for gi, g := range n.Groups {
-		for _, id := range g.Members {
-			e.groupOf[id] = gi
+		for i, id := range g.Members {
+			e.groupOf[id], e.childOf[id] = gi, i
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)

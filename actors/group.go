@@ -32,7 +32,6 @@ type groupActor struct {
 	index    int
 	e        *engine
 	children []*child
-	local    map[messages.CompID]int // component -> child index
 	incoming []*batch
 	outgoing map[int]*batch
 	dests    []int
@@ -58,8 +57,7 @@ func (g *groupActor) Receive(ctx actor.Context) {
 
 func (g *groupActor) spawnChildren(ctx actor.Context) {
 	members := g.e.net.Groups[g.index].Members
-	g.local = make(map[messages.CompID]int, len(members))
-	for i, id := range members {
+	for _, id := range members {
 		comp := g.e.net.Comps[id]
 		props := actor.PropsFromProducer(func() actor.Actor { return &componentActor{c: comp} },
 			actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)), actor.WithMailbox(newInlineMailbox),
@@ -69,7 +67,6 @@ func (g *groupActor) spawnChildren(ctx actor.Context) {
 			panic(err)
 		}
 		g.children = append(g.children, &child{pid: pid, wake: comp.Next()})
-		g.local[id] = i
 	}
 }
 
@@ -78,7 +75,7 @@ func (g *groupActor) takeIncoming() {
 	sort.Slice(g.incoming, func(i, j int) bool { return g.incoming[i].from < g.incoming[j].from })
 	for _, b := range g.incoming {
 		for _, m := range b.msgs {
-			c := g.children[g.local[m.Dst]]
+			c := g.children[g.e.childOf[m.Dst]]
 			c.pending = append(c.pending, m)
 			c.wake = clock.Min(c.wake, m.At)
 		}
@@ -121,13 +118,13 @@ func (g *groupActor) stepChild(ctx actor.Context, c *child, to clock.Cycle) {
 }
 
 func (g *groupActor) route(m *messages.Msg) {
-	if i, ok := g.local[m.Dst]; ok {
-		c := g.children[i]
+	dg := g.e.groupOf[m.Dst]
+	if dg == g.index {
+		c := g.children[g.e.childOf[m.Dst]]
 		c.pending = append(c.pending, *m)
 		c.wake = clock.Min(c.wake, m.At)
 		return
 	}
-	dg := g.e.groupOf[m.Dst]
 	b := g.outgoing[dg]
 	if b == nil {
 		b = batches.Get().(*batch)
