@@ -31,7 +31,6 @@ type CentralCrossbar struct {
 	mports  int
 	buf     []centralBuffer
 	req     [][4]pending
-	mport   []messages.CompID
 	outComp []messages.CompID
 
 	Accepted, Left int64 // packets, for the conservation check

@@ -95,7 +95,7 @@ func (s *source) refused() {
 func (s *source) granted(g *messages.Msg, vl int32) {
 	s.waiting, s.alone, s.cancel = false, false, false
 	s.readFree = g.TailOut + 1
-	s.rel.Push(release{At: g.TailOut + 1, VL: vl, Credits: s.inflight.Pkt.Credits, Pkt: true})
+	s.rel.Push(release{At: g.TailOut + 1, VL: vl, Credits: s.inflight.Pkt.Credits})
 }
 
 // MPort holds 4 input buffers with their routing units and input arbiters,

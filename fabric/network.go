@@ -184,7 +184,6 @@ func (n *Network) wire() {
 		sp.Central.outComp = outIDs
 		for _, mp := range sp.MPorts {
 			mp.outComp, mp.central = outIDs, sp.Central.ID()
-			sp.Central.mport = append(sp.Central.mport, mp.ID())
 		}
 		for q, o := range sp.Outputs {
 			peer := t.Wiring[s][q]

@@ -30,7 +30,6 @@ type params struct {
 	schedulers       *sched.Registry
 	router           topo.Router
 	topo             *topo.Topology
-	compOfNIC        func(n int) int
 }
 
 func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router) *params {

@@ -71,7 +71,6 @@ type release struct {
 	At      clock.Cycle
 	VL      int32
 	Credits int32
-	Pkt     bool // the packet is still counted here until At (input buffers)
 }
 
 type releases struct {
