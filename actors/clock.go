@@ -76,7 +76,7 @@ func (c *clockActor) advance(ctx actor.Context) {
 		c.e.finished <- result{reached: c.reached, interrupted: true}
 		return
 	}
-	if c.windows%256 == 0 && c.dog.Blocked(c.reached, c.total) && c.packetsInside() {
+	if c.windows%256 == 0 && c.dog.Check(c.e.net, c.reached, c.total, c.packetsInside()) {
 		c.e.finished <- result{reached: c.reached, interrupted: true, blocked: true}
 		return
 	}

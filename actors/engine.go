@@ -88,7 +88,7 @@ func Run(ctx context.Context, n *fabric.Network, h fabric.Hooks) (fabric.Outcome
 	o := fabric.Outcome{Reached: res.reached, Interrupted: res.interrupted, InFlight: held,
 		Wall: time.Since(begin), Engine: "actors", Blocked: res.blocked}
 	if res.blocked {
-		o.Stuck = n.Stuck(20)
+		o.Stuck, o.PartialDeadlock = ca.dog.Report, ca.dog.Partial
 	}
 	return o, nil
 }

@@ -42,12 +42,18 @@ func configs() map[string]fabric.Config {
 		c.Cycles, c.Warmup = 5000, 1000
 		all["paper mix, "+s] = c
 	}
+	for _, s := range []string{"rr_burst", "dtable"} { // wasted decisions wake ports every cycle
+		c := all["paper mix, "+s]
+		c.QoS.SchedulerView = fabric.ViewTable
+		all["paper mix, "+s+", table view"] = c
+	}
 	tree := fabric.Default()
 	tree.Topology.Preset, tree.Cycles, tree.Warmup, tree.Traffic.Load = "tree-8ary-2", 3000, 500, 0.6
 	all["8-ary 2-tree"] = tree
 	torus := fabric.Default()
 	torus.Topology = fabric.TopologyConfig{Kind: "torus", Dims: []int{3, 2}, NICsPerSwitch: 4, Trunk: 2}
 	torus.Cycles, torus.Warmup, torus.Traffic.Load = 3000, 500, 0.8
+	torus.Switch.CentralBufferFlits = 1024 // a lane per (direction, VL): 5 x 8 x 16 flits reserved
 	all["3x2 torus"] = torus
 	return all
 }
@@ -61,6 +67,9 @@ func TestEnginesAgree(t *testing.T) {
 		want := seq.Results(fabric.RunSequential(context.Background(), seq, fabric.Hooks{}))
 		if !want.ConservationOK {
 			t.Fatalf("%s: sequential conservation: %v", name, want.ConservationProblems)
+		}
+		if cfg.QoS.SchedulerView == fabric.ViewTable && want.SchedulerWasted == 0 {
+			t.Errorf("%s: no wasted decision: the case does not test the table view", name)
 		}
 		for _, procs := range []int{1, 2} {
 			for _, window := range []int64{0, 1} {
@@ -77,6 +86,10 @@ func TestEnginesAgree(t *testing.T) {
 				if got.Digest != want.Digest || got.DeliveredFlits != want.DeliveredFlits || !got.ConservationOK {
 					t.Errorf("%s, GOMAXPROCS=%d, window=%d: digest %s (%d flits, conservation %v), sequential %s (%d flits)",
 						name, procs, window, got.Digest, got.DeliveredFlits, got.ConservationOK, want.Digest, want.DeliveredFlits)
+				}
+				if got.SchedulerDecisions != want.SchedulerDecisions || got.SchedulerWasted != want.SchedulerWasted {
+					t.Errorf("%s, GOMAXPROCS=%d, window=%d: %d scheduler decisions, %d wasted; sequential %d, %d",
+						name, procs, window, got.SchedulerDecisions, got.SchedulerWasted, want.SchedulerDecisions, want.SchedulerWasted)
 				}
 			}
 		}

@@ -170,6 +170,10 @@ type groupCopy struct {
 	portOut        []int64
 	portStall      []int64
 	portGrants     [][]int64 // [port][sl]
+	decisions      int64     // output scheduler decisions (switch ports or NICs)
+	wasted         int64     // of which wasted (table view)
+	portDecisions  []int64
+	portWasted     []int64
 	injFlits       []int64
 	injMsgs        []int64
 	delFlits       []int64
@@ -187,6 +191,7 @@ func (r *runState) publish(g int, s *groupSlot) {
 	defer s.mu.Unlock()
 	p := &s.pub
 	p.steps = s.steps
+	p.decisions, p.wasted = sn.Decisions, sn.WastedDecisions
 	if sn.Kind == "switch" {
 		p.occ, p.capacity, p.stall = sn.Occupancy, sn.Capacity, sn.StallCycles
 		for st := range p.occVL {
@@ -214,12 +219,14 @@ func (r *runState) publish(g int, s *groupSlot) {
 func (r *runState) copyPorts(sw int, p *groupCopy) {
 	outs := r.net.Switches[sw].Outputs
 	p.portIn, p.portOut, p.portStall = resize(p.portIn, len(outs)), resize(p.portOut, len(outs)), resize(p.portStall, len(outs))
+	p.portDecisions, p.portWasted = resize(p.portDecisions, len(outs)), resize(p.portWasted, len(outs))
 	if len(p.portGrants) != len(outs) {
 		p.portGrants = make([][]int64, len(outs))
 	}
 	for q, o := range outs {
 		p.portIn[q], p.portOut[q] = r.net.PortOccupancy(sw, q)
 		p.portStall[q] = o.StallCycles
+		p.portDecisions[q], p.portWasted[q] = o.Decisions, o.WastedDecisions
 		p.portGrants[q] = append(p.portGrants[q][:0], o.SentBySL...)
 	}
 }

@@ -19,6 +19,7 @@ type descs struct {
 	confShare, delShare, grants                       *prometheus.Desc
 	occ, capacity, occVL, stall, step, barrier        *prometheus.Desc
 	portOcc, portStall, portGrants                    *prometheus.Desc
+	decisions, wasted, portDecisions, portWasted      *prometheus.Desc
 }
 
 func newDescs() descs {
@@ -50,13 +51,20 @@ func newDescs() descs {
 		portOcc:    d("port_buffer_occupancy_flits", "Flits buffered now in a port's input or output buffer (--metrics-detail port).", "switch", "port", "stage"),
 		portStall:  d("port_credit_stall_cycles_total", "Cycles a port's output link was free with packets ready but no credits (--metrics-detail port).", "switch", "port"),
 		portGrants: d("port_grants_total", "Packets a port's output scheduler granted the link, per SL (--metrics-detail port).", "switch", "port", "sl"),
+		decisions: d("scheduler_decisions_total",
+			"Output scheduler decisions (one per cycle a link is free with a packet that can leave), over the switch output ports or the NICs.", "group", "scheduler"),
+		wasted: d("scheduler_wasted_decisions_total",
+			"Output scheduler decisions whose pick could not send, so the link idled a cycle (qos.scheduler_view table; 0 with eligible).", "group", "scheduler"),
+		portDecisions: d("port_scheduler_decisions_total", "Decisions of a port's output scheduler (--metrics-detail port).", "switch", "port"),
+		portWasted:    d("port_scheduler_wasted_decisions_total", "Wasted decisions of a port's output scheduler (--metrics-detail port).", "switch", "port"),
 	}
 }
 
 func (d *descs) all() []*prometheus.Desc {
 	return []*prometheus.Desc{d.cycle, d.cycles, d.warmup, d.speed, d.nics, d.load, d.injFlits, d.injMsgs,
 		d.delFlits, d.delMsgs, d.lat, d.netLat, d.confShare, d.delShare, d.grants, d.occ, d.capacity, d.occVL,
-		d.stall, d.step, d.barrier, d.portOcc, d.portStall, d.portGrants}
+		d.stall, d.step, d.barrier, d.portOcc, d.portStall, d.portGrants, d.decisions, d.wasted, d.portDecisions,
+		d.portWasted}
 }
 
 // Describe sends every metric Metrics may export.
@@ -166,6 +174,8 @@ func (r *runState) collectSwitch(e emitter, s *groupSlot) {
 		e.gauge(e.d.portOcc, float64(p.portIn[q]), sw, port, fabric.StageInput.String())
 		e.gauge(e.d.portOcc, float64(p.portOut[q]), sw, port, fabric.StageOutput.String())
 		e.counter(e.d.portStall, p.portStall[q], sw, port)
+		e.counter(e.d.portDecisions, p.portDecisions[q], sw, port)
+		e.counter(e.d.portWasted, p.portWasted[q], sw, port)
 		for sl, n := range p.portGrants[q] {
 			if sl < len(r.slNames) {
 				e.counter(e.d.portGrants, n, sw, port, r.slNames[sl])
@@ -181,12 +191,13 @@ type totals struct {
 	occVL                                                [fabric.Stages][]int64
 	grants                                               []int64
 	steps                                                []wallHist // per kind
+	decisions, wasted                                    []int64    // per kind
 }
 
 func newTotals(sls, vls, kinds int) *totals {
 	v := func() []int64 { return make([]int64, sls) }
 	t := &totals{injFlits: v(), injMsgs: v(), delFlits: v(), delMsgs: v(), latSum: v(), netSum: v(), grants: v(),
-		steps: make([]wallHist, kinds)}
+		steps: make([]wallHist, kinds), decisions: make([]int64, kinds), wasted: make([]int64, kinds)}
 	for range sls {
 		t.lat = append(t.lat, make([]int64, len(fabric.LatencyBounds)+1))
 		t.netLat = append(t.netLat, make([]int64, len(fabric.LatencyBounds)+1))
@@ -200,7 +211,10 @@ func newTotals(sls, vls, kinds int) *totals {
 // add adds slot s's copy into t; s.mu is held.
 func (t *totals) add(r *runState, s *groupSlot) {
 	p := &s.pub
-	t.steps[slices.Index(r.kinds, s.kind)].merge(&p.steps)
+	k := slices.Index(r.kinds, s.kind)
+	t.steps[k].merge(&p.steps)
+	t.decisions[k] += p.decisions
+	t.wasted[k] += p.wasted
 	for st := range p.occVL {
 		addTo(t.occVL[st], p.occVL[st])
 	}
@@ -251,5 +265,7 @@ func (r *runState) collectTotals(e emitter, t *totals) {
 	for k, kind := range r.kinds {
 		h := &t.steps[k]
 		e.histogram(e.d.step, h.n[:], wallBounds, h.sum.Seconds(), kind)
+		e.counter(e.d.decisions, t.decisions[k], kind, r.scheduler)
+		e.counter(e.d.wasted, t.wasted[k], kind, r.scheduler)
 	}
 }

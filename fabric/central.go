@@ -31,6 +31,7 @@ type CentralCrossbar struct {
 	mports  int
 	buf     []centralBuffer
 	req     [][4]pending
+	preq    []reqQueue // per MPort, for the pipelined allocator
 	outComp []messages.CompID
 
 	Accepted, Left int64 // packets, for the conservation check
@@ -38,9 +39,12 @@ type CentralCrossbar struct {
 
 func newCentralCrossbar(p *params, id messages.CompID, sw, mports int) *CentralCrossbar {
 	c := &CentralCrossbar{core: newCore(id, 3*mports), p: p, sw: sw, mports: mports,
-		buf: make([]centralBuffer, 2*mports), req: make([][4]pending, mports)}
+		buf: make([]centralBuffer, 2*mports), req: make([][4]pending, mports), preq: make([]reqQueue, mports)}
+	for mp := range c.preq {
+		c.preq[mp] = newReqQueue(4)
+	}
 	for b := range c.buf {
-		c.buf[b] = centralBuffer{source: newSource(p.vls), space: newSpace(p.vls, p.centralCap, p.excl, p.maxVL)}
+		c.buf[b] = centralBuffer{source: newSource(p.lanes), space: newSpace(p.lanes, p.centralCap, p.excl, p.maxVL)}
 	}
 	return c
 }
@@ -52,12 +56,23 @@ func (c *CentralCrossbar) apply(m *messages.Msg, out *Outbox) {
 	switch m.Kind {
 	case messages.KindRequest:
 		mp, i := int(m.Slot)/4, int(m.Slot)%4
+		if c.p.pipelined {
+			c.preq[mp].add(i, m)
+			c.at(m.At, int32(mp))
+			break
+		}
 		if c.req[mp][i].valid {
 			panic("central crossbar: second request from one input buffer")
 		}
 		c.req[mp][i] = pending{valid: true, msg: *m}
 		c.at(m.At, int32(mp))
 	case messages.KindCancel:
+		if c.p.pipelined {
+			if r, ok := c.preq[m.Slot/4].cancel(int(m.Slot%4), m.Tag); ok {
+				out.Send(nack(c.p, &r, m.At, c.id))
+			}
+			break
+		}
 		if r := &c.req[m.Slot/4][m.Slot%4]; r.valid {
 			r.valid = false
 			out.Send(nack(c.p, &r.msg, m.At, c.id))
@@ -65,12 +80,20 @@ func (c *CentralCrossbar) apply(m *messages.Msg, out *Outbox) {
 	case messages.KindGrant:
 		b := int(m.Slot) - 4
 		cb := &c.buf[b]
-		cb.granted(m, int32(cb.inflight.Pkt.VL))
+		if c.p.pipelined {
+			cb.grantedPipelined(m)
+		} else {
+			cb.granted(m)
+		}
 		c.at(m.At, int32(c.mports+b))
 		c.at(m.TailOut+1, int32(b/2))
 	case messages.KindNack:
 		b := int(m.Slot) - 4
-		c.buf[b].refused()
+		if c.p.pipelined {
+			c.buf[b].refusedPipelined(m)
+		} else {
+			c.buf[b].refused()
+		}
 		c.at(m.At, int32(c.mports+b))
 	default:
 		panic("central crossbar: unexpected " + m.Kind.String())
@@ -101,6 +124,10 @@ func (c *CentralCrossbar) arbitrate(mp int, now clock.Cycle, out *Outbox) {
 	}
 	if c.buf[b1].space.FreeCredits() > c.buf[b0].space.FreeCredits() {
 		b0, b1 = b1, b0
+	}
+	if c.p.pipelined {
+		c.arbitratePipelined(mp, b0, b1, now, out)
+		return
 	}
 	c.accept(mp, b0, now, out)
 	c.accept(mp, b1, now, out)
@@ -138,20 +165,67 @@ func (c *CentralCrossbar) accept(mp, b int, now clock.Cycle, out *Outbox) {
 		if !r.valid || !cb.space.Fits(int(r.msg.VL), r.msg.Pkt.Credits) {
 			continue
 		}
-		e, g := grantTo(c.p, &r.msg, now, c.p.mportSpeed, c.p.xMPort, c.id)
-		cb.space.Take(int(r.msg.VL), r.msg.Pkt.Credits)
-		cb.q[r.msg.VL].Push(e)
-		cb.writeFree = g.TailOut + 1
 		cb.arbNext = (i + 1) % 4
 		r.valid = false
-		c.Accepted++
-		out.Send(g)
-		c.at(e.Ready, int32(c.mports+b))
+		c.grantInto(mp, b, &r.msg, now, out)
 		if c.anyRequest(mp) {
 			c.at(clock.Max(now+1, cb.writeFree-c.p.mu), int32(mp))
 		}
 		return
 	}
+}
+
+// arbitratePipelined lets each buffer of MPort mp's pair, b0 (the one with
+// more free space) first, grant the first request, round-robin over the
+// MPort's input buffers, that fits in it and whose booked start its write
+// port can meet; then refuses the requests that can no longer be granted
+// for their start, and those that fit in neither buffer (unless held).
+func (c *CentralCrossbar) arbitratePipelined(mp, b0, b1 int, now clock.Cycle, out *Outbox) {
+	r := &c.preq[mp]
+	if r.count == 0 {
+		return
+	}
+	for _, b := range []int{b0, b1} {
+		cb := &c.buf[b]
+		slot, idx := r.first(cb.arbNext, func(m *messages.Msg) bool {
+			return !expired(c.p, m, now, cb.writeFree) && cb.writeFree <= startOf(c.p, m, now) && cb.space.Fits(int(m.VL), m.Pkt.Credits)
+		})
+		if slot < 0 {
+			continue
+		}
+		m := r.take(slot, idx)
+		c.grantInto(mp, b, &m, now, out)
+		cb.arbNext = (slot + 1) % 4
+	}
+	p0, p1 := &c.buf[2*mp], &c.buf[2*mp+1]
+	booked := false
+	r.sweep(func(m *messages.Msg) bool {
+		vl, n := int(m.VL), m.Pkt.Credits
+		if expired(c.p, m, now, min(p0.writeFree, p1.writeFree)) || !m.Alone && !p0.space.Fits(vl, n) && !p1.space.Fits(vl, n) {
+			out.Send(nack(c.p, m, now, c.id))
+			return true
+		}
+		booked = booked || m.Deadline != 0
+		return false
+	})
+	switch {
+	case booked:
+		c.at(now+1, int32(mp))
+	case r.count > 0:
+		c.at(clock.Max(now+1, min(p0.writeFree, p1.writeFree)-c.p.mu), int32(mp))
+	}
+}
+
+// grantInto accepts request m of MPort mp into central buffer b.
+func (c *CentralCrossbar) grantInto(mp, b int, m *messages.Msg, now clock.Cycle, out *Outbox) {
+	cb := &c.buf[b]
+	e, g := grantTo(c.p, m, now, c.p.mportSpeed, c.p.xMPort, c.id)
+	cb.space.Take(int(m.VL), m.Pkt.Credits)
+	cb.q[m.VL].Push(e)
+	cb.writeFree = g.TailOut + 1
+	c.Accepted++
+	out.Send(g)
+	c.at(e.Ready, int32(c.mports+b))
 }
 
 func (c *CentralCrossbar) anyRequest(mp int) bool {
@@ -167,13 +241,24 @@ func (c *CentralCrossbar) anyRequest(mp int) bool {
 // of its next packet.
 func (c *CentralCrossbar) request(b int, now clock.Cycle, out *Outbox) {
 	s := &c.buf[b].source
-	req, send, wake := s.next(now)
+	var req messages.Msg
+	var send bool
+	var wake clock.Cycle
+	e := &s.inflight
+	if c.p.pipelined {
+		req, send, wake = s.nextPipelined(now, c.p, c.p.centralSpeed)
+		if len(s.outs) > 0 {
+			e = &s.outs[len(s.outs)-1].e
+		}
+	} else {
+		req, send, wake = s.next(now)
+	}
 	if wake != clock.Never {
 		c.at(wake, int32(c.mports+b))
 	}
 	if !send {
 		return
 	}
-	req.Src, req.At, req.Dst, req.Slot = c.id, now+c.p.lambda, c.outComp[s.inflight.Out], int32(4+b)
+	req.Src, req.At, req.Dst, req.Slot = c.id, now+c.p.lambda, c.outComp[e.Out], int32(4+b)
 	out.Send(req)
 }

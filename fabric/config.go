@@ -36,6 +36,9 @@ type TopologyConfig struct {
 	K             int    `yaml:"k" json:"k,omitempty"`             // tree: arity
 	N             int    `yaml:"n" json:"n,omitempty"`             // tree: levels
 	Routing       string `yaml:"routing" json:"routing,omitempty"` // default: the topology's own (direct, dor, updown)
+	// dor only (other routings ignore them); "" = the default
+	DORTies     string `yaml:"dor_ties" json:"dor_ties,omitempty"`         // balanced | plus: direction of a packet exactly half way round a ring
+	TrunkSelect string `yaml:"trunk_select" json:"trunk_select,omitempty"` // src_dst | dst_mod | hash: trunk member carrying a packet
 }
 
 // LatencyConfig holds the stage latencies of seed 002 Table 1, in cycles.
@@ -61,6 +64,9 @@ type SwitchConfig struct {
 	MaxVLFlits         int           `yaml:"max_vl_flits" json:"max_vl_flits"`
 	MPortSpeedup       int           `yaml:"mport_speedup" json:"mport_speedup"`     // flits/cycle on MPort crossbar links
 	CentralSpeedup     int           `yaml:"central_speedup" json:"central_speedup"` // flits/cycle out of the central crossbar
+	CentralClasses     string        `yaml:"central_classes" json:"central_classes"` // lanes of a central buffer: topo.CentralByDirection or topo.CentralByVL
+	Allocator          string        `yaml:"allocator" json:"allocator"`             // AllocPipelined or AllocSerial
+	AllocatorDepth     int           `yaml:"allocator_depth" json:"allocator_depth"` // pipelined: most requests in flight per buffer; 0 = one per VL
 	Latency            LatencyConfig `yaml:"latency" json:"latency"`
 }
 
@@ -88,6 +94,11 @@ type QoSConfig struct {
 	SC2VL      []int        `yaml:"sc2vl" json:"sc2vl"`
 	DTable     DTableConfig `yaml:"dtable" json:"dtable"`
 	DTableFile string       `yaml:"dtable_file" json:"dtable_file,omitempty"` // a table written by `opasim qos dtable --out`
+	// SchedulerView is what the output schedulers see: "eligible" (only the
+	// heads that can send) or "table" (every VL with a packet; a pick that
+	// cannot send wastes the cycle); "" is eligible. docs/schedulers.md,
+	// "The table view".
+	SchedulerView string `yaml:"scheduler_view" json:"scheduler_view"`
 }
 
 // DTableConfig are the parameters of the DTable configuration methodology
@@ -111,6 +122,8 @@ type TrafficConfig struct {
 	ShortMessagePercent int     `yaml:"short_message_percent" json:"short_message_percent"`
 	HotSpot             int     `yaml:"hot_spot" json:"hot_spot"`                 // hot_spot: the hot NIC
 	HotSpotPercent      int     `yaml:"hot_spot_percent" json:"hot_spot_percent"` // hot_spot: share sent to it
+	StopCycle           int64   `yaml:"stop_cycle" json:"stop_cycle"`             // no message is generated from this cycle on; 0 = cycles
+	DropBacklog         bool    `yaml:"drop_backlog" json:"drop_backlog"`         // at stop_cycle, NICs drop what waits in their application queues
 }
 
 // Default is seed 002's single 48-port switch under uniform traffic at load
@@ -118,15 +131,16 @@ type TrafficConfig struct {
 func Default() Config {
 	return Config{
 		Seed: 1, Cycles: 20000, Warmup: 5000, Engine: "actors", Watchdog: 50000,
-		Topology: TopologyConfig{Kind: "single_switch", Ports: 48},
+		Topology: TopologyConfig{Kind: "single_switch", Ports: 48, DORTies: topo.TiesBalanced, TrunkSelect: topo.TrunkSrcDst},
 		Switch: SwitchConfig{
 			BytesPerFlit: 8, FlitsPerCredit: 4, VLs: 8,
 			InputBufferFlits: 256, OutputBufferFlits: 256, CentralBufferFlits: 256,
-			ExclusiveVLFlits: 16, MaxVLFlits: 48, MPortSpeedup: 3, CentralSpeedup: 4,
-			Latency: LatencyConfig{RT: 32, SBIn: 50, SBOut: 50, AT: 16, XMPort: 2, XCentral: 2, Fly: 8},
+			ExclusiveVLFlits: 16, MaxVLFlits: 48, MPortSpeedup: 3, CentralSpeedup: 4, CentralClasses: topo.CentralByDirection,
+			Allocator: AllocPipelined,
+			Latency:   LatencyConfig{RT: 32, SBIn: 50, SBOut: 50, AT: 16, XMPort: 2, XCentral: 2, Fly: 8},
 		},
 		NIC: NICConfig{InjectionBufferFlits: 256, ReceiveBufferFlits: 256},
-		QoS: QoSConfig{Scheduler: "rr", SLs: Table7SLs(128, 0.2, 20), SC2VL: []int{0, 1, 2, 3, 4, 5, 6, 7, 6, 7},
+		QoS: QoSConfig{Scheduler: "rr", SchedulerView: ViewEligible, SLs: Table7SLs(128, 0.2, 20), SC2VL: []int{0, 1, 2, 3, 4, 5, 6, 7, 6, 7},
 			DTable: DTableConfig{Entries: 128, GMTU: 16, W: 8, K: 2}},
 		Traffic: TrafficConfig{Pattern: "uniform", Load: 0.5, Process: "bernoulli", MessageFlits: 16,
 			ShortMessagePercent: 100, HotSpotPercent: 10},
@@ -146,6 +160,15 @@ func Table7SLs(mtuBytes int, share float64, weight int) []SLConfig {
 	}
 	return sls
 }
+
+// The values of qos.scheduler_view.
+const (
+	ViewEligible = "eligible" // schedulers see only the heads that can send (the default)
+	ViewTable    = "table"    // they see every VL with a packet; a pick that cannot send wastes the cycle
+)
+
+// SchedulerViews lists the values of qos.scheduler_view.
+func SchedulerViews() []string { return []string{ViewEligible, ViewTable} }
 
 // TrafficPresets lists the names ApplyTrafficPreset knows.
 func TrafficPresets() []string { return []string{"paper-mix"} }
@@ -231,6 +254,12 @@ func (c *Config) validateRun(p *Problems) {
 
 func (c *Config) validateTopology(p *Problems) {
 	t := &c.Topology
+	if t.DORTies != "" && !contains(topo.TieRules(), t.DORTies) {
+		p.add("topology.dor_ties", fmt.Sprintf("%q", t.DORTies), "must be one of: "+strings.Join(topo.TieRules(), ", "))
+	}
+	if t.TrunkSelect != "" && !contains(topo.TrunkSelects(), t.TrunkSelect) {
+		p.add("topology.trunk_select", fmt.Sprintf("%q", t.TrunkSelect), "must be one of: "+strings.Join(topo.TrunkSelects(), ", "))
+	}
 	if t.Preset != "" {
 		if _, err := topo.LookupPreset(t.Preset); err != nil {
 			p.add("topology.preset", fmt.Sprintf("%q", t.Preset), "must be one of: "+strings.Join(topo.PresetNames(), ", "))
@@ -257,11 +286,13 @@ func (c *Config) validateTopology(p *Problems) {
 // TopologySpec is the topology the config describes.
 func (c *Config) TopologySpec() topo.Spec {
 	t := &c.Topology
+	options := topo.RoutingOptions{Ties: t.DORTies, TrunkSelect: t.TrunkSelect}
 	if t.Preset != "" {
 		if s, err := topo.LookupPreset(t.Preset); err == nil {
 			if t.Routing != "" {
 				s.Routing = t.Routing
 			}
+			s.Options = options
 			return s
 		}
 	}
@@ -277,6 +308,7 @@ func (c *Config) TopologySpec() topo.Spec {
 	if t.Routing != "" {
 		s.Routing = t.Routing
 	}
+	s.Options = options
 	return s
 }
 
@@ -298,6 +330,13 @@ func (c *Config) validateSwitch(p *Problems) {
 	}
 	if s.VLs < 1 || s.VLs > 32 {
 		p.add("switch.vls", s.VLs, "must be in [1, 32]")
+	}
+	if _, err := lookupAllocator(s.Allocator); err != nil {
+		p.add("switch.allocator", fmt.Sprintf("%q", s.Allocator), "must be one of: "+strings.Join(AllocatorNames(), ", "))
+	}
+	p.atLeast("switch.allocator_depth", int64(s.AllocatorDepth), 0)
+	if !contains(topo.CentralSchemes(), s.CentralClasses) {
+		p.add("switch.central_classes", s.CentralClasses, "must be one of: "+strings.Join(topo.CentralSchemes(), ", "))
 	}
 	l := &s.Latency
 	for _, f := range []struct {
@@ -323,6 +362,9 @@ func (c *Config) validateQoS(p *Problems, schedulers []string) {
 	q := &c.QoS
 	if !contains(schedulers, q.Scheduler) {
 		p.add("qos.scheduler", fmt.Sprintf("%q", q.Scheduler), "must be one of: "+strings.Join(schedulers, ", "))
+	}
+	if q.SchedulerView != "" && !contains(SchedulerViews(), q.SchedulerView) {
+		p.add("qos.scheduler_view", fmt.Sprintf("%q", q.SchedulerView), "must be one of: "+strings.Join(SchedulerViews(), ", "))
 	}
 	if len(q.SLs) == 0 || len(q.SLs) > 32 {
 		p.add("qos.sls", len(q.SLs), "must list 1 to 32 service levels")
@@ -396,6 +438,9 @@ func (c *Config) validateTraffic(p *Problems) {
 	}
 	if t.HotSpotPercent < 0 || t.HotSpotPercent > 100 {
 		p.add("traffic.hot_spot_percent", t.HotSpotPercent, "must be in [0, 100]")
+	}
+	if t.StopCycle < 0 || t.StopCycle > c.Cycles {
+		p.add("traffic.stop_cycle", t.StopCycle, fmt.Sprintf("must be in [0, cycles=%d] (0: generate until the end)", c.Cycles))
 	}
 }
 

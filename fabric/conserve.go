@@ -66,7 +66,7 @@ func (n *Network) CheckConservation(held []messages.Msg) []string {
 	var gen, resident int64
 	for _, nic := range n.NICs {
 		gen += nic.GenPackets
-		resident += nic.DeliveredPackets + nic.resident(bad)
+		resident += nic.DeliveredPackets + nic.DroppedPackets + nic.resident(bad)
 		n.checkLink(bad, f, nic.id, nic.dnComp, 0, nic.rxUsed(), linkName("output port", nic.dnComp, "NIC", nic.index))
 	}
 	for _, sp := range n.Switches {
@@ -155,7 +155,11 @@ func (nic *NIC) rxUsed() []int64 {
 func (s *source) resident(sp *Space, comp int64, bad func(string, ...any)) int64 {
 	used, pk := queued(s.q)
 	if s.waiting {
-		used[s.inflight.Pkt.VL] += int64(s.inflight.Pkt.Credits)
+		used[s.inq] += int64(s.inflight.Pkt.Credits)
+		pk++
+	}
+	for _, o := range s.outs {
+		used[o.q] += int64(o.e.Pkt.Credits)
 		pk++
 	}
 	addReleases(&s.rel, used)

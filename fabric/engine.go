@@ -10,13 +10,14 @@ import (
 
 // Outcome is what an engine hands back after driving a network.
 type Outcome struct {
-	Reached     clock.Cycle    // every component has been advanced to here
-	Interrupted bool           // stopped early by the context
-	InFlight    []messages.Msg // messages the engine still held
-	Wall        time.Duration
-	Engine      string
-	Blocked     bool     // stopped by the watchdog: nothing moved for watchdog_cycles
-	Stuck       []string // what was blocked
+	Reached         clock.Cycle    // every component has been advanced to here
+	Interrupted     bool           // stopped early by the context
+	InFlight        []messages.Msg // messages the engine still held
+	Wall            time.Duration
+	Engine          string
+	Blocked         bool     // stopped by the watchdog: nothing, or some buffer's head, moved for watchdog_cycles
+	PartialDeadlock bool     // what stopped it was a buffer head that did not move while others did
+	Stuck           []string // what was blocked
 }
 
 // Progress is called by engines now and then with the cycle reached.
@@ -64,7 +65,7 @@ func runSequential(ctx context.Context, n *Network, h Hooks, drop func(*messages
 			if h.Progress != nil {
 				h.Progress(w.From)
 			}
-			if dog.Blocked(w.From, n.totalMoves()) && n.packetsInside() {
+			if dog.Check(n, w.From, n.totalMoves(), n.packetsInside()) {
 				blocked = true
 				break
 			}
@@ -96,7 +97,7 @@ func runSequential(ctx context.Context, n *Network, h Hooks, drop func(*messages
 	}
 	o := Outcome{Reached: reached, Interrupted: interrupted || blocked, Blocked: blocked, Wall: time.Since(start), Engine: "sequential"}
 	if blocked {
-		o.Stuck = n.Stuck(20)
+		o.Stuck, o.PartialDeadlock = dog.Report, dog.Partial
 	}
 	for _, p := range pending {
 		o.InFlight = append(o.InFlight, p...)

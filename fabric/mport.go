@@ -16,11 +16,17 @@ type source struct {
 	alone    bool // it was sent with no packet ready on another VL (the destination may hold it)
 	cancel   bool // a cancel of it is on its way
 	inflight entry
-	readFree clock.Cycle
+	inq      int         // the queue (VL, or central lane) the inflight packet came from
+	readFree clock.Cycle // serial: the read port is free from here; pipelined: booked until here
 	rel      releases
+
+	// Pipelined allocation (alloc.go): the requests in flight, in the order
+	// sent, and which queues have one.
+	outs []outReq
+	busy []bool
 }
 
-func newSource(vls int) source { return source{q: make([]fifo, vls)} }
+func newSource(queues int) source { return source{q: make([]fifo, queues), busy: make([]bool, queues)} }
 
 // pick returns the VL whose head is ready at now, round-robin after the
 // last one picked, or -1; never VL skip.
@@ -44,7 +50,7 @@ func (s *source) next(now clock.Cycle) (m messages.Msg, send bool, wake clock.Cy
 		if !s.alone || s.cancel {
 			return m, false, clock.Never // the answer will come
 		}
-		if s.pick(now, int(s.inflight.Pkt.VL)) >= 0 {
+		if s.pick(now, s.inq) >= 0 {
 			s.cancel = true
 			return messages.Msg{Kind: messages.KindCancel}, true, clock.Never
 		}
@@ -76,6 +82,7 @@ func (s *source) nextReady() clock.Cycle {
 func (s *source) request(vl int) messages.Msg {
 	s.vaNext = (vl + 1) % len(s.q)
 	s.waiting = true
+	s.inq = vl
 	s.inflight = s.q[vl].Pop()
 	e := &s.inflight
 	pk := e.Pkt
@@ -87,15 +94,15 @@ func (s *source) request(vl int) messages.Msg {
 // arbiter has already moved past that VL.
 func (s *source) refused() {
 	s.waiting, s.alone, s.cancel = false, false, false
-	s.q[s.inflight.Pkt.VL].PushFront(s.inflight)
+	s.q[s.inq].PushFront(s.inflight)
 }
 
 // granted records the grant: the read port is busy until the tail leaves,
 // and the packet's space is released the cycle after.
-func (s *source) granted(g *messages.Msg, vl int32) {
+func (s *source) granted(g *messages.Msg) {
 	s.waiting, s.alone, s.cancel = false, false, false
 	s.readFree = g.TailOut + 1
-	s.rel.Push(release{At: g.TailOut + 1, VL: vl, Credits: s.inflight.Pkt.Credits})
+	s.rel.Push(release{At: g.TailOut + 1, VL: int32(s.inq), Credits: s.inflight.Pkt.Credits})
 }
 
 // MPort holds 4 input buffers with their routing units and input arbiters,
@@ -137,11 +144,19 @@ func (m *MPort) apply(msg *messages.Msg, _ *Outbox) {
 		m.arrive(msg)
 	case messages.KindGrant:
 		i := msg.Slot % 4
-		m.ibuf[i].granted(msg, int32(m.ibuf[i].inflight.Pkt.VL))
+		if m.p.pipelined {
+			m.ibuf[i].grantedPipelined(msg)
+		} else {
+			m.ibuf[i].granted(msg)
+		}
 		m.at(msg.At, i)
 	case messages.KindNack:
 		i := msg.Slot % 4
-		m.ibuf[i].refused()
+		if m.p.pipelined {
+			m.ibuf[i].refusedPipelined(msg)
+		} else {
+			m.ibuf[i].refused()
+		}
 		m.at(msg.At, i)
 	default:
 		panic("mport: unexpected " + msg.Kind.String())
@@ -155,8 +170,10 @@ func (m *MPort) arrive(msg *messages.Msg) {
 	port := 4*m.index + int(i)
 	out, nextSC := m.p.router.Route(m.sw, port, int(pk.Dst), int(pk.SC))
 	ready := pk.Head + m.p.sbIn + m.p.rt
+	nextVL := m.p.sc2vl[nextSC]
 	m.ibuf[i].q[pk.VL].Push(entry{Pkt: pk, Ready: ready, TailAvail: pk.Tail + m.p.sbIn,
-		Out: int32(out), NextSC: uint8(nextSC), NextVL: m.p.sc2vl[nextSC]})
+		Out: int32(out), NextSC: uint8(nextSC), NextVL: nextVL,
+		Lane: uint16(int(m.p.classOf[m.sw][out])*m.p.vls + int(nextVL))})
 	m.occ[i].Take(int(pk.VL), pk.Credits)
 	m.Arrived++
 	m.at(ready, i)
@@ -173,7 +190,18 @@ func (m *MPort) eval(unit int32, now clock.Cycle, out *Outbox) {
 	if s.rel.Len() > 0 {
 		m.at(s.rel.At(0).At, unit)
 	}
-	req, send, wake := s.next(now)
+	var req messages.Msg
+	var send bool
+	var wake clock.Cycle
+	e := &s.inflight
+	if m.p.pipelined {
+		req, send, wake = s.nextPipelined(now, m.p, m.p.mportSpeed)
+		if len(s.outs) > 0 {
+			e = &s.outs[len(s.outs)-1].e
+		}
+	} else {
+		req, send, wake = s.next(now)
+	}
 	if wake != clock.Never {
 		m.at(wake, unit)
 	}
@@ -181,10 +209,10 @@ func (m *MPort) eval(unit int32, now clock.Cycle, out *Outbox) {
 		return
 	}
 	req.Src, req.At = m.id, now+m.p.lambda
-	if outPort := int(s.inflight.Out); outPort/4 == m.index {
+	if outPort := int(e.Out); outPort/4 == m.index {
 		req.Dst, req.Slot = m.outComp[outPort], unit
 	} else {
-		req.Dst, req.Slot = m.central, int32(4*m.index)+unit
+		req.Dst, req.Slot, req.VL = m.central, int32(4*m.index)+unit, int32(e.Lane)
 	}
 	out.Send(req)
 }

@@ -30,6 +30,8 @@ type Network struct {
 	Groups   []Group
 	Window   clock.Cycle
 	p        *params
+
+	queueBase []int // per switch: the index of its first queue (watchdog)
 }
 
 // Group is a set of components an engine runs together; Stats is shared by
@@ -52,11 +54,24 @@ func Build(cfg Config, reg *sched.Registry) (*Network, error) {
 	if err != nil {
 		return nil, fmt.Errorf("topology: %w", err)
 	}
-	r, err := topo.DefaultRegistry().New(spec.Routing, t, scTables(&cfg))
+	r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, scTables(&cfg), spec.Options)
 	if err != nil {
 		return nil, fmt.Errorf("topology.routing: %w", err)
 	}
 	p := newParams(&cfg, reg, t, r)
+	classOf, classes, err := topo.CentralClasses(t, cfg.Switch.CentralClasses)
+	if err != nil {
+		return nil, fmt.Errorf("switch.central_classes: %w", err)
+	}
+	p.classOf, p.lanes = classOf, classes*p.vls
+	alloc, err := lookupAllocator(cfg.Switch.Allocator)
+	if err != nil {
+		return nil, fmt.Errorf("switch.allocator: %w", err)
+	}
+	p.pipelined, p.lookahead, p.depth = alloc.pipelined, p.lambda+p.mu, cfg.Switch.AllocatorDepth
+	if err := checkCentralLanes(&cfg, classes); err != nil {
+		return nil, err
+	}
 	if cfg.QoS.Scheduler == "dtable" {
 		if p.schedCfg.Table, err = dtableFor(&cfg); err != nil {
 			return nil, err
@@ -77,6 +92,28 @@ func Build(cfg Config, reg *sched.Registry) (*Network, error) {
 	}
 	n.build(pattern)
 	return n, nil
+}
+
+// checkCentralLanes checks that a central buffer can reserve the exclusive
+// space of every lane (classes · VLs of them) and still take the largest
+// packet: the reservation is what keeps the lanes, and so the rings of a
+// torus, from blocking each other (docs/model.md, "Deadlock freedom").
+func checkCentralLanes(cfg *Config, classes int) error {
+	s := &cfg.Switch
+	maxPkt := cfg.credits(cfg.MaxPacketFlits())
+	excl := cfg.credits(s.ExclusiveVLFlits)
+	lanes := classes * s.VLs
+	need := max(excl*lanes+maxPkt-min(excl, maxPkt), maxPkt)
+	if s.CentralBufferFlits/s.FlitsPerCredit >= need {
+		return nil
+	}
+	var p Problems
+	p.add("switch.central_buffer_flits", s.CentralBufferFlits, fmt.Sprintf(
+		"with switch.central_classes %s this topology gives each central buffer %d lanes (%d link classes x %d VLs); "+
+			"reserving switch.exclusive_vl_flits=%d for each and taking the largest packet needs at least %d flits "+
+			"(seed 000's buffers, --traffic paper-mix, have 8192; switch.central_classes: vl fits but can deadlock this topology)",
+		s.CentralClasses, lanes, classes, s.VLs, s.ExclusiveVLFlits, need*s.FlitsPerCredit))
+	return p
 }
 
 // scTables gives the routing the SL/SC tables (a torus' dateline switches

@@ -54,8 +54,14 @@ type NIC struct {
 	seq    uint64
 	trace  func(messages.Packet) // tests: sees every delivered packet
 
+	// Output scheduler decisions, and those wasted on a head that could not
+	// send (table view only; docs/schedulers.md).
+	Decisions, WastedDecisions int64
+
 	// Counters for the conservation check and the digest.
 	GenPackets, DeliveredPackets int64
+	DroppedPackets               int64 // dropped from the application queues at traffic.stop_cycle (traffic.drop_backlog)
+	dropped                      bool
 	SentPackets                  int64
 	DeliveredFlits               int64
 	digest                       uint64
@@ -123,16 +129,33 @@ func (n *NIC) eval(unit int32, now clock.Cycle, out *Outbox) {
 func (n *NIC) generate(now clock.Cycle) {
 	next := clock.Never
 	for sl := range n.procs {
-		for n.nextGen[sl] <= now {
+		for n.nextGen[sl] <= now && n.nextGen[sl] < n.p.stop {
 			n.newMessage(sl, now)
 			n.nextGen[sl] = n.procs[sl].Next(n.nextGen[sl], n.rng)
 		}
 		next = clock.Min(next, n.nextGen[sl])
 	}
-	if next < n.p.end {
+	switch {
+	case next < n.p.stop:
 		n.at(next, nicGenerate)
+	case n.p.dropBacklog && !n.dropped && now < n.p.stop:
+		n.at(n.p.stop, nicGenerate)
+	case n.p.dropBacklog && !n.dropped:
+		n.dropBacklog()
 	}
 	n.at(now, nicSend)
+}
+
+// dropBacklog empties the application queues (traffic.drop_backlog): what
+// a drain run stops offering. The injection buffer keeps what it holds.
+func (n *NIC) dropBacklog() {
+	n.dropped = true
+	for sl := range n.app {
+		for n.app[sl].Len() > 0 {
+			n.app[sl].Pop()
+			n.DroppedPackets++
+		}
+	}
 }
 
 func (n *NIC) newMessage(sl int, now clock.Cycle) {
@@ -177,20 +200,27 @@ func (n *NIC) send(now clock.Cycle, out *Outbox) {
 		return
 	}
 	n.heads = n.heads[:0]
+	eligible := false
 	for vl := range n.inj {
 		if n.inj[vl].Len() == 0 {
 			continue
 		}
 		pk := &n.inj[vl].Front().Pkt
-		if n.down.Fits(vl, pk.Credits) {
-			n.heads = append(n.heads, sched.Head{VL: vl, SC: int(pk.SC), SL: int(pk.SL), Credits: int(pk.Credits)})
+		if ok := n.down.Fits(vl, pk.Credits); ok || n.p.tableView {
+			n.heads = append(n.heads, sched.Head{VL: vl, SC: int(pk.SC), SL: int(pk.SL), Credits: int(pk.Credits), Eligible: ok})
+			eligible = eligible || ok
 		}
 	}
-	if len(n.heads) == 0 {
+	if !eligible {
 		return // woken again by a credit or a new packet
 	}
-	i := n.sched.Pick(n.heads)
-	n.sched.Commit(n.heads, i)
+	i, hit := sched.Decide(n.sched, n.heads)
+	n.Decisions++
+	if !hit { // table view: the link idles this cycle, the next decision is the next cycle's
+		n.WastedDecisions++
+		n.at(now+1, nicSend)
+		return
+	}
 	n.transmit(now, n.heads[i].VL, out)
 }
 

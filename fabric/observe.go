@@ -37,7 +37,8 @@ func (s Stage) String() string { return [...]string{"input", "central", "output"
 // Snapshot is what a group holds now. For a switch group: buffer occupancy
 // in flits per stage (and per stage and VL), credit-stall cycles and the
 // packets each output scheduler sent per SL, all cumulative where they are
-// counts. For a NIC group: its Stats (cumulative counters per SL).
+// counts. For a NIC group: its Stats (cumulative counters per SL). For
+// both: their output schedulers' decisions and wasted decisions.
 type Snapshot struct {
 	Group        int
 	Kind         string // "switch" or "nics"
@@ -49,13 +50,22 @@ type Snapshot struct {
 	GrantsBySL   []int64
 	Stats        *Stats // NIC groups only; read it during GroupDone only
 	ReachedCycle clock.Cycle
+	// Output scheduler decisions and wasted ones (table view), summed over
+	// the switch's output ports or over the group's NICs.
+	Decisions, WastedDecisions int64
 }
 
 // Snapshot fills s with group g's current state (see Observer).
 func (n *Network) Snapshot(g int, s *Snapshot) {
 	grp := &n.Groups[g]
 	s.Group, s.Kind, s.Stats, s.Switch = g, grp.Kind, grp.Stats, grp.Switch
+	s.Decisions, s.WastedDecisions = 0, 0
 	if grp.Kind != "switch" {
+		for _, id := range grp.Members {
+			if nic, ok := n.Comps[id].(*NIC); ok {
+				s.Decisions, s.WastedDecisions = s.Decisions+nic.Decisions, s.WastedDecisions+nic.WastedDecisions
+			}
+		}
 		return
 	}
 	p := n.p
@@ -83,6 +93,7 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 	for _, o := range sp.Outputs {
 		s.add(StageOutput, &o.space, p)
 		s.StallCycles += o.StallCycles
+		s.Decisions, s.WastedDecisions = s.Decisions+o.Decisions, s.WastedDecisions+o.WastedDecisions
 		for sl, c := range o.SentBySL {
 			s.GrantsBySL[sl] += c
 		}
@@ -91,8 +102,9 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 
 func (s *Snapshot) add(st Stage, sp *Space, p *params) {
 	f := int64(p.fpc)
-	for vl := range s.OccupancyVL[st] {
-		s.OccupancyVL[st][vl] += int64(sp.Used(vl)) * f
+	vls := len(s.OccupancyVL[st])
+	for lane := range sp.used { // a central buffer has lanes class·VLs + VL
+		s.OccupancyVL[st][lane%vls] += int64(sp.Used(lane)) * f
 	}
 	s.Occupancy[st] += int64(sp.Total()) * f
 	s.Capacity[st] += int64(sp.capacity) * f

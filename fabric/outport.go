@@ -22,13 +22,13 @@ func grantTo(p *params, r *messages.Msg, now clock.Cycle, speed int32, x clock.C
 	tailOut := transfer(start, r.Pkt.Flits, speed, r.TailAvail)
 	e := entry{Pkt: r.Pkt, Ready: start + x, TailAvail: tailOut + x, Out: r.Out, NextSC: r.Pkt.SC, NextVL: r.Pkt.VL}
 	g := messages.Msg{Kind: messages.KindGrant, At: now + p.mu, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL,
-		Start: start, TailOut: tailOut}
+		Tag: r.Tag, Start: start, TailOut: tailOut}
 	return e, g
 }
 
 // nack refuses request r.
 func nack(p *params, r *messages.Msg, now clock.Cycle, from messages.CompID) messages.Msg {
-	return messages.Msg{Kind: messages.KindNack, At: now + p.mu, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL}
+	return messages.Msg{Kind: messages.KindNack, At: now + p.mu, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL, Tag: r.Tag}
 }
 
 // OutputPort holds the output buffer, the output arbiter that picks which
@@ -41,6 +41,7 @@ type OutputPort struct {
 	p         *params
 	sw, port  int
 	req       []pending // slots 0-3: this MPort's input buffers; 4+b: central buffer b
+	preq      reqQueue  // the same, for the pipelined allocator (several per slot)
 	arbNext   int
 	writeFree clock.Cycle
 	q         []fifo
@@ -57,11 +58,16 @@ type OutputPort struct {
 	SentBySL       []int64 // packets the output scheduler granted the link, per SL
 	StallCycles    int64   // cycles the link was free with packets ready but no credits
 	stallSince     clock.Cycle
+	// Output scheduler decisions, and those wasted on a head that could not
+	// send (table view only; docs/schedulers.md). Hit rate 1 - Wasted/Decisions.
+	// WastedNotReady counts the wasted ones whose head was not ready yet (the
+	// others lacked downstream credits).
+	Decisions, WastedDecisions, WastedNotReady int64
 }
 
 func newOutputPort(p *params, id messages.CompID, sw, port, mports int) *OutputPort {
 	return &OutputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
-		req: make([]pending, 4+2*mports), q: make([]fifo, p.vls),
+		req: make([]pending, 4+2*mports), preq: newReqQueue(4 + 2*mports), q: make([]fifo, p.vls),
 		space: newSpace(p.vls, p.outCap, p.excl, p.maxVL), sched: p.newScheduler(),
 		heads: make([]sched.Head, 0, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs))}
 }
@@ -72,6 +78,10 @@ func (o *OutputPort) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return o
 func (o *OutputPort) apply(m *messages.Msg, out *Outbox) {
 	switch m.Kind {
 	case messages.KindRequest:
+		if o.p.pipelined {
+			o.preq.add(int(m.Slot), m)
+			break
+		}
 		if o.req[m.Slot].valid {
 			panic("output port: second request from one source")
 		}
@@ -79,6 +89,12 @@ func (o *OutputPort) apply(m *messages.Msg, out *Outbox) {
 	case messages.KindCredit:
 		o.down.Free(int(m.VL), m.Count)
 	case messages.KindCancel:
+		if o.p.pipelined {
+			if r, ok := o.preq.cancel(int(m.Slot), m.Tag); ok {
+				out.Send(nack(o.p, &r, m.At, o.id))
+			}
+			break
+		}
 		if r := &o.req[m.Slot]; r.valid {
 			r.valid = false
 			out.Send(nack(o.p, &r.msg, m.At, o.id))
@@ -96,7 +112,11 @@ func (o *OutputPort) eval(_ int32, now clock.Cycle, out *Outbox) {
 	if o.rel.Len() > 0 {
 		o.at(o.rel.At(0).At, 0)
 	}
-	o.arbitrate(now, out)
+	if o.p.pipelined {
+		o.arbitratePipelined(now, out)
+	} else {
+		o.arbitrate(now, out)
+	}
 	o.schedule(now, out)
 }
 
@@ -117,24 +137,63 @@ func (o *OutputPort) arbitrate(now clock.Cycle, out *Outbox) {
 		if !r.valid || !o.space.Fits(int(r.msg.VL), r.msg.Pkt.Credits) {
 			continue
 		}
-		speed, x := o.p.mportSpeed, o.p.xMPort
-		if s >= 4 {
-			speed, x = o.p.centralSpeed, o.p.xCentral
-		}
-		e, g := grantTo(o.p, &r.msg, now, speed, x, o.id)
-		e.Ready += o.p.sbOut
-		e.TailAvail += o.p.sbOut
-		o.space.Take(int(r.msg.VL), r.msg.Pkt.Credits)
-		o.q[r.msg.VL].Push(e)
-		o.writeFree = g.TailOut + 1
 		o.arbNext = (s + 1) % n
 		r.valid = false
-		o.Accepted++
-		out.Send(g)
-		o.at(e.Ready, 0)
-		o.at(clock.Max(now+1, o.writeFree-o.p.mu), 0)
+		o.accept(&r.msg, s, now, out)
 		return
 	}
+}
+
+// arbitratePipelined grants, round-robin over the sources, the first
+// request that fits and whose booked start the write port can meet, then
+// refuses the requests that cannot be granted for their start any more and
+// those whose VL has no room (unless held, as in the serial allocator).
+func (o *OutputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
+	r := &o.preq
+	if r.count == 0 {
+		return
+	}
+	slot, idx := r.first(o.arbNext, func(m *messages.Msg) bool {
+		return !expired(o.p, m, now, o.writeFree) && o.writeFree <= startOf(o.p, m, now) && o.space.Fits(int(m.VL), m.Pkt.Credits)
+	})
+	if slot >= 0 {
+		m := r.take(slot, idx)
+		o.accept(&m, slot, now, out)
+		o.arbNext = (slot + 1) % len(r.bySlot)
+	}
+	booked := false
+	r.sweep(func(m *messages.Msg) bool {
+		if expired(o.p, m, now, o.writeFree) || !m.Alone && !o.space.Fits(int(m.VL), m.Pkt.Credits) {
+			out.Send(nack(o.p, m, now, o.id))
+			return true
+		}
+		booked = booked || m.Deadline != 0
+		return false
+	})
+	switch {
+	case booked:
+		o.at(now+1, 0)
+	case r.count > 0:
+		o.at(clock.Max(now+1, o.writeFree-o.p.mu), 0)
+	}
+}
+
+// accept grants request m from slot into the output buffer.
+func (o *OutputPort) accept(m *messages.Msg, slot int, now clock.Cycle, out *Outbox) {
+	speed, x := o.p.mportSpeed, o.p.xMPort
+	if slot >= 4 {
+		speed, x = o.p.centralSpeed, o.p.xCentral
+	}
+	e, g := grantTo(o.p, m, now, speed, x, o.id)
+	e.Ready += o.p.sbOut
+	e.TailAvail += o.p.sbOut
+	o.space.Take(int(m.VL), m.Pkt.Credits)
+	o.q[m.VL].Push(e)
+	o.writeFree = g.TailOut + 1
+	o.Accepted++
+	out.Send(g)
+	o.at(e.Ready, 0)
+	o.at(clock.Max(now+1, o.writeFree-o.p.mu), 0)
 }
 
 func (o *OutputPort) refuse(now clock.Cycle, out *Outbox) {
@@ -155,31 +214,40 @@ func (o *OutputPort) schedule(now clock.Cycle, out *Outbox) {
 		return
 	}
 	o.heads = o.heads[:0]
-	waiting, next := false, clock.Never
+	waiting, eligible, next := false, false, clock.Never
 	for vl := range o.q {
 		if o.q[vl].Len() == 0 {
 			continue
 		}
 		e := o.q[vl].Front()
+		ok := true
 		if e.Ready > now {
-			next = clock.Min(next, e.Ready)
-			continue
+			next, ok = clock.Min(next, e.Ready), false
+		} else if !o.down.Fits(vl, e.Pkt.Credits) {
+			waiting, ok = true, false
 		}
-		if !o.down.Fits(vl, e.Pkt.Credits) {
-			waiting = true
-			continue
+		if ok || o.p.tableView {
+			o.heads = append(o.heads, sched.Head{VL: vl, SC: int(e.Pkt.SC), SL: int(e.Pkt.SL), Credits: int(e.Pkt.Credits), Eligible: ok})
+			eligible = eligible || ok
 		}
-		o.heads = append(o.heads, sched.Head{VL: vl, SC: int(e.Pkt.SC), SL: int(e.Pkt.SL), Credits: int(e.Pkt.Credits)})
 	}
-	o.noteStall(now, waiting && len(o.heads) == 0)
-	if len(o.heads) == 0 {
+	o.noteStall(now, waiting && !eligible)
+	if !eligible {
 		if next != clock.Never {
 			o.at(next, 0)
 		}
 		return
 	}
-	i := o.sched.Pick(o.heads)
-	o.sched.Commit(o.heads, i)
+	i, hit := sched.Decide(o.sched, o.heads)
+	o.Decisions++
+	if !hit { // table view: the link idles this cycle, the next decision is the next cycle's
+		o.WastedDecisions++
+		if o.q[o.heads[i].VL].Front().Ready > now {
+			o.WastedNotReady++
+		}
+		o.at(now+1, 0)
+		return
+	}
 	o.transmit(now, o.heads[i].VL, out)
 }
 

@@ -21,15 +21,23 @@ type params struct {
 	slSCs            [][]uint8
 	mtuFlits         []int32
 	warmup, end      clock.Cycle
+	stop             clock.Cycle // no generation from here on (traffic.stop_cycle, or end)
+	dropBacklog      bool
 	excl, maxVL      int32
 	inCap, outCap    int32
 	centralCap       int32
 	injCap, rxCap    int32
 	schedName        string
+	tableView        bool // qos.scheduler_view table: schedulers see every head, eligible or not
 	schedCfg         sched.Config
 	schedulers       *sched.Registry
 	router           topo.Router
 	topo             *topo.Topology
+	pipelined        bool        // the pipelined allocator (alloc.go)
+	lookahead        clock.Cycle // pipelined: how far past AT a source books its read port
+	depth            int         // pipelined: most requests a source has in flight (0: one per queue)
+	classOf          [][]uint8   // per switch and port: the class of the link leaving there (central buffer lanes)
+	lanes            int         // lanes of a central buffer: classes · VLs
 }
 
 func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router) *params {
@@ -40,12 +48,16 @@ func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router
 		xMPort: clock.Cycle(l.XMPort), xCentral: clock.Cycle(l.XCentral), fly: clock.Cycle(l.Fly),
 		lambda: clock.Cycle(l.AT / 2), mu: clock.Cycle(l.AT - l.AT/2),
 		mportSpeed: int32(s.MPortSpeedup), centralSpeed: int32(s.CentralSpeedup),
-		warmup: clock.Cycle(cfg.Warmup), end: clock.Cycle(cfg.Cycles),
-		excl: int32(cfg.credits(s.ExclusiveVLFlits)), maxVL: int32(s.MaxVLFlits / s.FlitsPerCredit),
+		warmup: clock.Cycle(cfg.Warmup), end: clock.Cycle(cfg.Cycles), stop: clock.Cycle(cfg.Cycles),
+		dropBacklog: cfg.Traffic.DropBacklog,
+		excl:        int32(cfg.credits(s.ExclusiveVLFlits)), maxVL: int32(s.MaxVLFlits / s.FlitsPerCredit),
 		inCap: int32(s.InputBufferFlits / s.FlitsPerCredit), outCap: int32(s.OutputBufferFlits / s.FlitsPerCredit),
 		centralCap: int32(s.CentralBufferFlits / s.FlitsPerCredit),
 		injCap:     int32(cfg.NIC.InjectionBufferFlits / s.FlitsPerCredit), rxCap: int32(cfg.NIC.ReceiveBufferFlits / s.FlitsPerCredit),
 		schedName: cfg.QoS.Scheduler, schedulers: reg, router: r, topo: t,
+	}
+	if cfg.Traffic.StopCycle > 0 {
+		p.stop = clock.Cycle(cfg.Traffic.StopCycle)
 	}
 	p.sc2vl = make([]uint8, len(cfg.QoS.SC2VL))
 	p.sc2sl = make([]uint8, len(cfg.QoS.SC2VL))
@@ -65,6 +77,7 @@ func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router
 		sc.SLs = append(sc.SLs, sched.SL{Name: sl.Name, SCs: sl.SCs, MTUCredits: cfg.credits(cfg.MTUFlits(i)), SBTWeight: sl.SBTWeight})
 	}
 	p.schedCfg = sc
+	p.tableView = cfg.QoS.SchedulerView == ViewTable
 	return p
 }
 

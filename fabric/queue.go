@@ -15,6 +15,7 @@ type entry struct {
 	Out       int32 // output port chosen by the routing unit
 	NextSC    uint8
 	NextVL    uint8
+	Lane      uint16 // input buffer: the central buffer lane it takes if it crosses (class of Out · VLs + NextVL)
 }
 
 // fifo is a growable ring of entries: one per VL per buffer.
@@ -89,6 +90,19 @@ func (r *releases) Push(x release) {
 	}
 	r.buf[(r.head+r.size)%len(r.buf)] = x
 	r.size++
+}
+
+// Insert adds x in order of At (a pipelined source's grants may arrive out
+// of the order of their transfers).
+func (r *releases) Insert(x release) {
+	r.Push(x)
+	for i := r.size - 1; i > 0; i-- {
+		a, b := &r.buf[(r.head+i-1)%len(r.buf)], &r.buf[(r.head+i)%len(r.buf)]
+		if a.At <= b.At {
+			break
+		}
+		*a, *b = *b, *a
+	}
 }
 
 // Due pops the first release if it is due at or before now.

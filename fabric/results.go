@@ -38,8 +38,11 @@ type Results struct {
 	SimulatedCycles      int64          `json:"simulated_cycles"`
 	MeasuredCycles       int64          `json:"measured_cycles"`
 	Interrupted          bool           `json:"interrupted"`
-	Blocked              bool           `json:"blocked"`         // the watchdog stopped the run
-	Stuck                []string       `json:"stuck,omitempty"` // what it found blocked
+	Blocked              bool           `json:"blocked"`             // the watchdog stopped the run
+	PartialDeadlock      bool           `json:"partial_deadlock"`    // it stopped it for buffers whose heads did not move while others did
+	Stuck                []string       `json:"stuck,omitempty"`     // what it found blocked
+	UndeliveredPackets   int64          `json:"undelivered_packets"` // generated, not dropped, not yet delivered at the end
+	DroppedPackets       int64          `json:"dropped_packets"`     // dropped from application queues at traffic.stop_cycle
 	OfferedLoad          float64        `json:"offered_load"`
 	AcceptedThroughput   float64        `json:"accepted_throughput"`
 	DeliveredFlits       int64          `json:"delivered_flits"`
@@ -47,6 +50,12 @@ type Results struct {
 	NetworkLatency       LatencySummary `json:"network_latency"`
 	PerSL                []SLResult     `json:"per_sl"`
 	CreditStallCycles    int64          `json:"credit_stall_cycles"`
+	SchedulerDecisions   int64          `json:"scheduler_decisions"`        // output scheduler decisions, switch ports and NICs, whole run
+	SchedulerWasted      int64          `json:"scheduler_wasted"`           // those whose head could not send (table view only)
+	WastedNotReady       int64          `json:"scheduler_wasted_not_ready"` // wasted on a head not ready yet (the rest lacked credits)
+	SchedulerHitRate     float64        `json:"scheduler_hit_rate"`         // 1 - wasted/decisions; 1 in the eligible view
+	SwitchHitRate        float64        `json:"switch_scheduler_hit_rate"`  // the same over switch output ports only
+	NICHitRate           float64        `json:"nic_scheduler_hit_rate"`     // and over NICs only
 	ConservationOK       bool           `json:"conservation_ok"`
 	ConservationProblems []string       `json:"conservation_problems,omitempty"`
 	Digest               string         `json:"digest"`
@@ -68,7 +77,7 @@ func (n *Network) Results(o Outcome) *Results {
 	nics := len(n.NICs)
 	r := &Results{Config: cfg, Seed: cfg.Seed, Engine: o.Engine, NICs: nics, CycleNs: cfg.CycleNs(),
 		SimulatedCycles: int64(o.Reached), MeasuredCycles: max(measured, 0), Interrupted: o.Interrupted,
-		Blocked: o.Blocked, Stuck: o.Stuck,
+		Blocked: o.Blocked, PartialDeadlock: o.PartialDeadlock, Stuck: o.Stuck,
 		WallSeconds: o.Wall.Seconds()}
 	per := func(flits int64) float64 {
 		if measured <= 0 {
@@ -102,6 +111,11 @@ func (n *Network) Results(o Outcome) *Results {
 			r.CreditStallCycles += op.StallCycles
 		}
 	}
+	for _, nic := range n.NICs {
+		r.UndeliveredPackets += nic.GenPackets - nic.DeliveredPackets - nic.DroppedPackets
+		r.DroppedPackets += nic.DroppedPackets
+	}
+	n.schedulerCounts(r)
 	problems := n.CheckConservation(o.InFlight)
 	r.ConservationOK, r.ConservationProblems = len(problems) == 0, problems
 	r.Digest = n.digest(o.Reached, st)
@@ -110,6 +124,33 @@ func (n *Network) Results(o Outcome) *Results {
 		r.FlitsPerSecond = float64(n.totalDeliveredFlits()) / secs
 	}
 	return r
+}
+
+// schedulerCounts sums the output schedulers' decisions over the whole run
+// (warm-up included, like credit_stall_cycles) into r.
+func (n *Network) schedulerCounts(r *Results) {
+	var swD, swW, nicD, nicW int64
+	for _, sp := range n.Switches {
+		for _, op := range sp.Outputs {
+			swD, swW = swD+op.Decisions, swW+op.WastedDecisions
+			r.WastedNotReady += op.WastedNotReady
+		}
+	}
+	for _, nic := range n.NICs {
+		nicD, nicW = nicD+nic.Decisions, nicW+nic.WastedDecisions
+	}
+	r.SchedulerDecisions, r.SchedulerWasted = swD+nicD, swW+nicW
+	r.SchedulerHitRate = HitRate(swD+nicD, swW+nicW)
+	r.SwitchHitRate, r.NICHitRate = HitRate(swD, swW), HitRate(nicD, nicW)
+}
+
+// HitRate is the share of decisions that sent a packet: 1 - wasted/decisions
+// (seed 000 section 4.2's "hit rate"); 1 when there was no decision.
+func HitRate(decisions, wasted int64) float64 {
+	if decisions == 0 {
+		return 1
+	}
+	return 1 - float64(wasted)/float64(decisions)
 }
 
 func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxLatency, 3) }

@@ -19,7 +19,8 @@ func ring(sc2vl []int, vls int) Config {
 	cfg.QoS.SC2VL = sc2vl
 	cfg.Switch.VLs, cfg.Switch.ExclusiveVLFlits, cfg.Switch.MaxVLFlits = vls, 16, 16
 	b := 16 * vls
-	cfg.Switch.InputBufferFlits, cfg.Switch.OutputBufferFlits, cfg.Switch.CentralBufferFlits = b, b, b
+	// A ring's central buffers have a lane per (direction: NIC, +, −) and VL.
+	cfg.Switch.InputBufferFlits, cfg.Switch.OutputBufferFlits, cfg.Switch.CentralBufferFlits = b, b, 3*b
 	cfg.NIC.InjectionBufferFlits, cfg.NIC.ReceiveBufferFlits = b, b
 	return cfg
 }

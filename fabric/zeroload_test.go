@@ -28,8 +28,14 @@ func quiet(t *testing.T, cfg Config) *Network {
 // TestZeroLoadHeaderLatency checks MODEL.md section 3: one packet's header
 // crosses the switch in RT+SB+AT+X+SB+FLY cycles inside an MPort and in
 // RT+SB+AT+X+AT+X+SB+FLY cycles across MPorts, exactly, for the default
-// latencies and for a second set of odd values.
+// latencies and for a second set of odd values, under every allocator.
 func TestZeroLoadHeaderLatency(t *testing.T) {
+	for _, alloc := range AllocatorNames() {
+		t.Run(alloc, func(t *testing.T) { zeroLoadHeaderLatency(t, alloc) })
+	}
+}
+
+func zeroLoadHeaderLatency(t *testing.T, alloc string) {
 	odd := LatencyConfig{RT: 7, SBIn: 11, SBOut: 13, AT: 5, XMPort: 3, XCentral: 1, Fly: 2}
 	for _, lat := range []LatencyConfig{Default().Switch.Latency, odd} {
 		l := lat
@@ -47,6 +53,7 @@ func TestZeroLoadHeaderLatency(t *testing.T) {
 		} {
 			cfg := Default()
 			cfg.Switch.Latency = lat
+			cfg.Switch.Allocator = alloc
 			cfg.Cycles = 2000
 			cfg.Warmup = 0
 			n := quiet(t, cfg)

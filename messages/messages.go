@@ -88,6 +88,13 @@ type Msg struct {
 	Count int32 // credit: number of credits
 	Out   int32 // request: the switch output port the packet is routed to
 	Alone bool  // request: the source has no packet ready on another VL, so it may wait here
+	Tag   int32 // request, grant, refusal, cancel: the source's queue the request is for (pipelined allocation)
+
+	// Request: Deadline is the last cycle the destination may decide on it
+	// (the source has booked its read port from Ready on, and the transfer
+	// must start exactly then); 0 when the destination may grant later,
+	// the transfer then starting after Ready.
+	Deadline clock.Cycle
 
 	// Request: Ready is the earliest cycle the source can start the
 	// transfer; TailAvail is when the packet's tail is available there.

@@ -19,7 +19,7 @@ import (
 type runFlags struct {
 	config, pattern, engine, out, scheduler string
 	cpuProfile, memProfile                  string
-	preset, traffic                         string
+	preset, traffic, schedulerView          string
 	ports                                   int
 	load                                    float64
 	cycles, warmup, window                  int64
@@ -39,6 +39,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "master random seed (default 1)")
 	fs.StringVar(&f.engine, "engine", "", "actors or sequential (default actors)")
 	fs.StringVar(&f.scheduler, "scheduler", "", "output scheduler (default rr)")
+	fs.StringVar(&f.schedulerView, "scheduler-view", "", "what the schedulers see: eligible or table (default eligible)")
 	fs.Int64Var(&f.window, "window", 0, "cycles per clock window (default: the largest allowed)")
 	fs.StringVar(&f.out, "out", "", "write the results JSON here")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the run here")
@@ -77,6 +78,7 @@ func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
 	set("seed", func() { cfg.Seed = f.seed })
 	set("engine", func() { cfg.Engine = f.engine })
 	set("scheduler", func() { cfg.QoS.Scheduler = f.scheduler })
+	set("scheduler-view", func() { cfg.QoS.SchedulerView = f.schedulerView })
 	set("window", func() { cfg.Window = f.window })
 	return cfg, nil
 }

@@ -277,7 +277,7 @@ func slColor(i int) color.Color { return slColors[i%len(slColors)] }
 // crosses; the variants get their own.
 var schedulerGlyphs = map[string]draw.GlyphDrawer{
 	"dtable": draw.CircleGlyph{}, "sbt": draw.SquareGlyph{}, "rr": draw.CrossGlyph{},
-	"sbt_strict": draw.TriangleGlyph{}, "rr_vl": draw.PlusGlyph{},
+	"sbt_strict": draw.TriangleGlyph{}, "rr_vl": draw.PlusGlyph{}, "rr_burst": draw.PyramidGlyph{},
 }
 
 // schedulerStyle is a scheduler's marker and its dashes, which follow its
@@ -292,6 +292,7 @@ func schedulerStyle(sum *sweepSummary, name string) (draw.GlyphDrawer, []vg.Leng
 
 var schedulerLabels = map[string]string{
 	"dtable": "DTable (DT)", "sbt": "SBT", "sbt_strict": "SBT strict", "rr": "RR", "rr_vl": "RR per VL",
+	"rr_burst": "RR as SBT",
 }
 
 func schedulerLabel(name string) string {

@@ -58,8 +58,11 @@ func newRunCmd() *cobra.Command {
 				}
 			}
 			if res.Blocked {
-				return fmt.Errorf("the network is blocked: nothing moved for %d cycles with packets inside; stuck:\n  %s",
-					cfg.Watchdog, strings.Join(res.Stuck, "\n  "))
+				what := fmt.Sprintf("nothing moved for %d cycles with packets inside", cfg.Watchdog)
+				if res.PartialDeadlock {
+					what = fmt.Sprintf("deadlock: buffer heads did not move for %d cycles", cfg.Watchdog)
+				}
+				return fmt.Errorf("the network is blocked (%s); stuck:\n  %s", what, strings.Join(res.Stuck, "\n  "))
 			}
 			if !res.ConservationOK {
 				return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
@@ -125,6 +128,12 @@ func printSummary(w io.Writer, r *fabric.Results) {
 	if !r.ConservationOK {
 		ok = "FAILED"
 	}
+	view := c.QoS.SchedulerView
+	if view == "" {
+		view = fabric.ViewEligible
+	}
+	fmt.Fprintf(w, "scheduler %s, view %s: %d decisions, %d wasted (%d on a header not ready), hit rate %.4f (switch ports %.4f, NICs %.4f)\n",
+		c.QoS.Scheduler, view, r.SchedulerDecisions, r.SchedulerWasted, r.WastedNotReady, r.SchedulerHitRate, r.SwitchHitRate, r.NICHitRate)
 	fmt.Fprintf(w, "conservation %s, digest %s\n", ok, r.Digest)
 	fmt.Fprintf(w, "speed     %.0f cycles/s, %.0f flits/s, %.2f s wall\n", r.CyclesPerSecond, r.FlitsPerSecond, r.WallSeconds)
 }

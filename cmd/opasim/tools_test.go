@@ -53,3 +53,74 @@ func TestTopo(t *testing.T) {
 		t.Errorf("unknown preset: exit %d, %q", code, stderr)
 	}
 }
+
+// TestTopoChannelLoad: the channel loads of a preset under uniform traffic
+// with the default DOR rules and with the first implementation's (the
+// bounds of docs/topologies.md), a deterministic pattern, hot_spot, and bad
+// input refused with exit 2; the config keys reach the routing of a run.
+func TestTopoChannelLoad(t *testing.T) {
+	stdout, stderr, code := opasim(t, "topo", "torus2d-8x8", "--channel-load")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{"routing: dor (ties balanced, trunk members src_dst)", "261632 routes",
+		"switch-switch links:  2560, max 0.804305", "mean 0.801566", "dimension 1 −:      640 links",
+		"saturation bound:     1.0000 flits/cycle/NIC (1 / max load 1.000000, on a NIC link)"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("default rules: output lacks %q:\n%s", w, stdout)
+		}
+	}
+	stdout, _, code = opasim(t, "topo", "torus2d-8x8", "--channel-load", "uniform", "--dor-ties", "plus", "--trunk-select", "dst_mod")
+	if code != 0 || !strings.Contains(stdout, "max 1.252446") || !strings.Contains(stdout, "saturation bound:     0.7984") {
+		t.Errorf("plus, dst_mod: exit %d:\n%s", code, stdout)
+	}
+	// transpose on 128 NICs (7 bits) is a permutation: 128 routes.
+	stdout, _, code = opasim(t, "topo", "torus2d-4x4", "--channel-load=transpose")
+	if code != 0 || !strings.Contains(stdout, "transpose traffic") || !strings.Contains(stdout, "(128 routes)") {
+		t.Errorf("transpose: exit %d:\n%s", code, stdout)
+	}
+	// 63 sources send 10% + 90%/63 to NIC 3: 6.3 + 0.9.
+	stdout, _, code = opasim(t, "topo", "tree-8ary-2", "--channel-load", "hot_spot", "--hot-spot", "3")
+	if code != 0 || !strings.Contains(stdout, "ejection max 7.200000 (NIC 3)") || !strings.Contains(stdout, "routing: updown") {
+		t.Errorf("hot_spot: exit %d:\n%s", code, stdout)
+	}
+	if stdout, _, code = opasim(t, "topo", "torus2d-4x4", "--channel-load", "--all"); code != 0 ||
+		!strings.Contains(stdout, "0       8     dimension 0 + member 0       switch 1") {
+		t.Errorf("--all: exit %d:\n%s", code, stdout)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--channel-load", "ring"}, `--channel-load: "ring" is not allowed: must be one of: bit_complement`},
+		{[]string{"--channel-load", "--dor-ties", "minus"}, `--dor-ties: "minus" is not allowed: must be one of: balanced, plus`},
+		{[]string{"--trunk-select", "random"}, `--trunk-select: "random" is not allowed: must be one of: src_dst, dst_mod, hash`},
+		{[]string{"uniform"}, "given only with --channel-load"},
+	} {
+		if _, stderr, code := opasim(t, append([]string{"topo", "torus2d-4x4"}, tc.args...)...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q, want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	// The config keys: refused when unknown, and they change a run's routes.
+	dir := t.TempDir()
+	digests := map[string]string{}
+	for _, ties := range []string{"plus", "balanced", "minus"} {
+		cfg := filepath.Join(dir, ties+".yaml")
+		os.WriteFile(cfg, []byte("cycles: 3000\nwarmup: 500\nengine: sequential\ntopology:\n  kind: torus\n  dims: [4]\n"+
+			"  nics_per_switch: 2\n  trunk: 2\n  dor_ties: "+ties+"\n"), 0o644)
+		stdout, stderr, code := opasim(t, "run", "--traffic", "paper-mix", "--load", "0.8", "--config", cfg)
+		if ties == "minus" {
+			if code != 2 || !strings.Contains(stderr, `topology.dor_ties: "minus" is not allowed: must be one of: balanced, plus`) {
+				t.Errorf("dor_ties minus: exit %d, %q", code, stderr)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Fatalf("dor_ties %s: exit %d: %s", ties, code, stderr)
+		}
+		_, digests[ties], _ = strings.Cut(stdout, "digest ")
+	}
+	if digests["plus"] == "" || digests["plus"] == digests["balanced"] {
+		t.Errorf("dor_ties plus and balanced give digests %q and %q", digests["plus"], digests["balanced"])
+	}
+}

@@ -74,10 +74,12 @@ func eligible(heads []Head, vl int) bool {
 	return false
 }
 
-// checkConformance runs the four properties every scheduler must have over
+// checkConformance runs the five properties every scheduler must have over
 // seq: (a) work-conserving, (b) only eligible VLs, (c) Pick changes nothing
 // (Pick twice per decision, and Pick-Pick-Commit picks what Pick-Commit
-// picks), (d) two fresh instances fed the same inputs pick the same.
+// picks), (d) two fresh instances fed the same inputs pick the same, (e) the
+// picks do not depend on Head.Eligible (the table view needs a scheduler
+// blind to whether its pick can send).
 func checkConformance(newS func() (Scheduler, error), seq [][]Head) error {
 	a, err := drive(newS, seq, false)
 	if err != nil {
@@ -97,7 +99,28 @@ func checkConformance(newS func() (Scheduler, error), seq [][]Head) error {
 	if d := firstDiff(a, c); d >= 0 {
 		return fmt.Errorf("(c): Pick-Pick-Commit differs from Pick-Commit at decision %d: VL %d vs VL %d", d, c[d], a[d])
 	}
+	e, err := drive(newS, withRandomEligible(seq, 0xe1), false)
+	if err != nil {
+		return fmt.Errorf("(e): %w", err)
+	}
+	if d := firstDiff(a, e); d >= 0 {
+		return fmt.Errorf("(e): random Eligible flags change the pick at decision %d: VL %d vs VL %d", d, e[d], a[d])
+	}
 	return nil
+}
+
+// withRandomEligible is a copy of seq with each head's Eligible flag drawn
+// at random (fixed seed).
+func withRandomEligible(seq [][]Head, seed uint64) [][]Head {
+	rng := rand.New(rand.NewPCG(seed, 0xe11))
+	out := make([][]Head, len(seq))
+	for d, heads := range seq {
+		out[d] = append([]Head(nil), heads...)
+		for i := range out[d] {
+			out[d][i].Eligible = rng.IntN(2) == 0
+		}
+	}
+	return out
 }
 
 func firstDiff(a, b []int) int {
@@ -148,6 +171,20 @@ func (idles) Pick(heads []Head) int {
 }
 func (idles) Commit([]Head, int) {}
 
+// peeks reads Eligible: it picks the first eligible head, as a scheduler
+// that knows the credits would; the table view forbids it.
+type peeks struct{}
+
+func (peeks) Pick(heads []Head) int {
+	for i, h := range heads {
+		if h.Eligible {
+			return i
+		}
+	}
+	return 0
+}
+func (peeks) Commit([]Head, int) {}
+
 // sharedCounter keeps its state where every instance sees it, like a
 // package-level variable would.
 type sharedCounter struct{ n *int }
@@ -168,6 +205,7 @@ func TestConformanceCatchesBadSchedulers(t *testing.T) {
 		{"mutating Pick", func() (Scheduler, error) { return &pickMutates{numVLs: 8}, nil }, "(c)"},
 		{"idles", func() (Scheduler, error) { return idles{}, nil }, "(a)"},
 		{"shared state", func() (Scheduler, error) { return sharedCounter{shared}, nil }, "(d)"},
+		{"reads Eligible", func() (Scheduler, error) { return peeks{}, nil }, "(e)"},
 	} {
 		err := checkConformance(tc.newS, seq)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {

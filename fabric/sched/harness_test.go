@@ -1,22 +1,36 @@
 package sched
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // link is a pure single-link harness: one output port with one queue per VL,
-// no credit limits, one packet sent per decision (time is counted in
-// decisions). Packets are MTUCredits long. A source either keeps one packet
-// of each SC of its SL queued at all times (backlogged; SCs sharing a VL then
-// alternate at its head) or adds one packet every period decisions, taking
-// the SL's SCs in turn (CBR).
+// no credit limits unless blocked says so, one packet sent per decision
+// (time is counted in decisions, one per cycle). Packets are MTUCredits
+// long. A source either keeps one packet of each SC of its SL queued at all
+// times (backlogged; SCs sharing a VL then alternate at its head) or adds
+// one packet every period decisions, taking the SL's SCs in turn (CBR).
+//
+// blocked(vl, cycle) says that VL vl's head lacks credits at that cycle. In
+// the eligible view (table false) a blocked head is not shown to the
+// scheduler; in the table view it is shown with Eligible false and a pick
+// of it is a wasted cycle. As at a port, a cycle with no eligible head makes
+// no decision.
 type link struct {
 	cfg     Config
 	s       Scheduler
+	table   bool
+	blocked func(vl, cycle int) bool
 	queues  [][]packet // per VL, FIFO
 	nextSC  []int      // per SL, the CBR source's next SC (index into SCs)
 	sent    []int      // packets sent per SL
 	credits []int      // credits sent per SL
 	waits   []int      // per SL, sum of decisions from arrival to sending
 	heads   []Head
+	wasted  int
+	log     []string // with record: per cycle "VLn" sent, "xVLn" wasted, "-" no decision
+	record  bool
 }
 
 type packet struct{ sc, arrival int }
@@ -43,16 +57,38 @@ func (l *link) run(sources []source, decisions int) {
 			l.arrive(src, now)
 		}
 		l.heads = l.heads[:0]
+		any := false
 		for vl, q := range l.queues {
-			if len(q) > 0 {
-				l.heads = append(l.heads, headOfSC(l.cfg, vl, q[0].sc))
+			if len(q) == 0 {
+				continue
 			}
+			ok := l.blocked == nil || !l.blocked(vl, now)
+			if !ok && !l.table {
+				continue
+			}
+			h := headOfSC(l.cfg, vl, q[0].sc)
+			h.Eligible = ok
+			l.heads = append(l.heads, h)
+			any = any || ok
 		}
-		if len(l.heads) > 0 {
-			i := l.s.Pick(l.heads)
-			l.s.Commit(l.heads, i)
-			l.send(l.heads[i], now)
+		if !any {
+			l.note("-")
+			continue
 		}
+		i, hit := Decide(l.s, l.heads)
+		if !hit {
+			l.wasted++
+			l.note(fmt.Sprintf("xVL%d", l.heads[i].VL))
+			continue
+		}
+		l.note(fmt.Sprintf("VL%d", l.heads[i].VL))
+		l.send(l.heads[i], now)
+	}
+}
+
+func (l *link) note(s string) {
+	if l.record {
+		l.log = append(l.log, s)
 	}
 }
 

@@ -6,6 +6,7 @@ func Default() *Registry {
 	r := NewRegistry()
 	must(r.Register("rr", NewRR))
 	must(r.Register("rr_vl", NewRRVL))
+	must(r.Register("rr_burst", NewRRBurst))
 	must(r.Register("sbt", NewSBT))
 	must(r.Register("sbt_strict", NewSBTStrict))
 	must(r.Register("dtable", NewDTable))

@@ -2,10 +2,13 @@
 // which VL sends next on a link. Every switch output port and every NIC owns
 // one scheduler instance, built by name from a Registry.
 //
-// A scheduler sees only the eligible head packets of its port: one Head per
-// VL whose first packet is ready to leave and fits in the downstream buffer.
-// Pick chooses among them without changing any state; Commit is called only
-// for the head that was really sent and advances the scheduler's state.
+// A scheduler sees the head packets of its port, one Head per VL. In the
+// eligible view (the default) they are only the heads that can leave now
+// (ready and fitting in the downstream buffer); in the table view they are
+// the heads of every VL that holds a packet, each flagged Eligible or not,
+// and the scheduler decides blind to the flag, as the hardware's table
+// walk would. Pick chooses among them without changing any state; Commit
+// applies the decision (Decide does both and tells whether it can send).
 //
 // Imports: clock and messages only (no goroutines, no wall clock, no RNG).
 package sched
@@ -16,12 +19,17 @@ import (
 	"strings"
 )
 
-// Head describes the eligible head packet of one VL at a decision.
+// Head describes the head packet of one VL at a decision.
 type Head struct {
 	VL      int // virtual lane of the packet (index into the port's VLs)
 	SC      int // service channel carried in the packet header
 	SL      int // service level, SC2SL[SC]
 	Credits int // packet size in flow-control credits
+	// Eligible: the packet can leave now (its header is ready and it fits
+	// downstream). The port sets it; schedulers must not read it (the
+	// conformance test checks that flipping it changes no pick). In the
+	// eligible view every head passed is eligible.
+	Eligible bool
 }
 
 // Scheduler is the per-port output scheduler.
@@ -29,11 +37,24 @@ type Head struct {
 // heads is never empty, lists each VL at most once, and is sorted by VL.
 // Pick returns an index into heads. It must not change the scheduler's
 // state: calling Pick twice with the same heads gives the same answer.
-// Commit(heads, i) is called once the packet heads[i] has been granted the
-// link (i is normally what Pick returned for the same heads).
+// Commit(heads, i) applies the decision that picked heads[i] (i is normally
+// what Pick returned for the same heads): in the eligible view once the
+// packet has been granted the link; in the table view for every decision,
+// also one whose head cannot send (a wasted decision: the algorithm's state
+// moves as it would in hardware, which does not know the send failed).
 type Scheduler interface {
 	Pick(heads []Head) int
 	Commit(heads []Head, i int)
+}
+
+// Decide makes one decision: Pick, then Commit of the same head, whether it
+// can send or not. It returns the head picked and whether it is eligible (a
+// hit; a miss is a wasted decision). The caller guarantees that some head
+// is eligible: with none, the link cannot be used and no decision is made.
+func Decide(s Scheduler, heads []Head) (i int, hit bool) {
+	i = s.Pick(heads)
+	s.Commit(heads, i)
+	return i, heads[i].Eligible
 }
 
 // SL describes one service level as the schedulers need it.

@@ -82,38 +82,15 @@ func (g *DependencyGraph) Edges() int {
 // Cycle returns one cycle of the graph, its channels in dependency order,
 // or nil when the graph is acyclic.
 func (g *DependencyGraph) Cycle() []Channel {
-	const (
-		unseen = iota
-		onStack
-		done
-	)
-	state := make([]uint8, len(g.adj))
-	var stack []dfsFrame
-	for root := range g.adj {
-		if state[root] != unseen {
-			continue
-		}
-		state[root] = onStack
-		stack = append(stack[:0], dfsFrame{node: int32(root)})
-		for len(stack) > 0 {
-			top := &stack[len(stack)-1]
-			if top.next == len(g.adj[top.node]) {
-				state[top.node] = done
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			succ := g.adj[top.node][top.next]
-			top.next++
-			switch state[succ] {
-			case onStack:
-				return g.cycleFrom(stack, succ)
-			case unseen:
-				state[succ] = onStack
-				stack = append(stack, dfsFrame{node: succ})
-			}
-		}
+	nodes := FindCycle(g.adj)
+	if nodes == nil {
+		return nil
 	}
-	return nil
+	cycle := make([]Channel, len(nodes))
+	for i, n := range nodes {
+		cycle[i] = g.channel(n)
+	}
+	return cycle
 }
 
 // dfsFrame is a node on the depth-first search stack and the index of its
@@ -121,18 +98,4 @@ func (g *DependencyGraph) Cycle() []Channel {
 type dfsFrame struct {
 	node int32
 	next int
-}
-
-func (g *DependencyGraph) cycleFrom(stack []dfsFrame, start int32) []Channel {
-	var cycle []Channel
-	for i := len(stack) - 1; i >= 0; i-- {
-		cycle = append(cycle, g.channel(stack[i].node))
-		if stack[i].node == start {
-			break
-		}
-	}
-	for i, j := 0, len(cycle)-1; i < j; i, j = i+1, j-1 {
-		cycle[i], cycle[j] = cycle[j], cycle[i]
-	}
-	return cycle
 }

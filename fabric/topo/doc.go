@@ -8,9 +8,11 @@
 // (k-ary n-tree); the paper's networks are named presets (presets.go).
 // Routers: "direct" (single switch), "dor" (dimension-order routing on tori,
 // deadlock-free with two SCs per SL and a dateline) and "updown" (d-mod-k
-// up/down routing on trees), built by name from a Registry. Trace follows a
-// routed packet hop by hop and DependencyGraph checks that a routing is
-// deadlock-free. docs/topologies.md describes port layouts and rules.
+// up/down routing on trees), built by name from a Registry (dor's tie and
+// trunk-member rules are RoutingOptions). Trace follows a routed packet hop
+// by hop, DependencyGraph checks that a routing is deadlock-free and
+// ChannelLoads computes every link's load and the saturation bound of a
+// traffic matrix. docs/topologies.md describes port layouts and rules.
 //
 // Imports: nothing of opasim's. No goroutines, no RNG.
 package topo

@@ -18,7 +18,8 @@ type Spec struct {
 	Trunk         int
 	K, N          int
 	Ports         int
-	Source        string // where the network comes from
+	Source        string         // where the network comes from
+	Options       RoutingOptions // of the routing (dor: ties and trunk members); zero: the defaults
 }
 
 // presets are the networks of seed 000 sections 4.1 and 4.3, and the

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -14,8 +15,28 @@ type SCTables struct {
 	SC2SL []int
 }
 
+// RoutingOptions tune a routing; the zero value is every routing's
+// default. Only dor reads them (Ties: TieRules(), TrunkSelect:
+// TrunkSelects()); the other routings ignore them.
+type RoutingOptions struct {
+	Ties        string // dor: how a packet exactly half way round a ring chooses its direction; "" = balanced
+	TrunkSelect string // dor: which member of a trunk carries a packet; "" = src_dst
+}
+
+// Validate reports the first unknown value, naming the option and the
+// allowed values.
+func (o RoutingOptions) Validate() error {
+	if o.Ties != "" && !slices.Contains(TieRules(), o.Ties) {
+		return fmt.Errorf("ties %q is unknown (known: %s)", o.Ties, strings.Join(TieRules(), ", "))
+	}
+	if o.TrunkSelect != "" && !slices.Contains(TrunkSelects(), o.TrunkSelect) {
+		return fmt.Errorf("trunk selection %q is unknown (known: %s)", o.TrunkSelect, strings.Join(TrunkSelects(), ", "))
+	}
+	return nil
+}
+
 // RouterFactory builds a router for topology t.
-type RouterFactory func(t *Topology, sc SCTables) (Router, error)
+type RouterFactory func(t *Topology, sc SCTables, o RoutingOptions) (Router, error)
 
 // Registry maps routing names to factories. Build it explicitly with
 // NewRegistry or DefaultRegistry; registering a taken name is an error.
@@ -31,11 +52,11 @@ func NewRegistry() *Registry { return &Registry{factories: map[string]RouterFact
 // routing is one file and one line here.
 func DefaultRegistry() *Registry {
 	r := NewRegistry()
-	must(r.Register("direct", func(t *Topology, _ SCTables) (Router, error) { return NewDirect(t) }))
-	must(r.Register("dor", func(t *Topology, sc SCTables) (Router, error) {
-		return NewDOR(t, t.Dims, sc.SL2SC, sc.SC2SL)
+	must(r.Register("direct", func(t *Topology, _ SCTables, _ RoutingOptions) (Router, error) { return NewDirect(t) }))
+	must(r.Register("dor", func(t *Topology, sc SCTables, o RoutingOptions) (Router, error) {
+		return NewDOR(t, t.Dims, sc.SL2SC, sc.SC2SL, o)
 	}))
-	must(r.Register("updown", func(t *Topology, _ SCTables) (Router, error) { return NewUpDown(t) }))
+	must(r.Register("updown", func(t *Topology, _ SCTables, _ RoutingOptions) (Router, error) { return NewUpDown(t) }))
 	return r
 }
 
@@ -67,13 +88,21 @@ func (r *Registry) Names() []string {
 // Has reports whether name is registered.
 func (r *Registry) Has(name string) bool { _, ok := r.factories[name]; return ok }
 
-// New builds the routing called name for t.
+// New builds the routing called name for t with its default options.
 func (r *Registry) New(name string, t *Topology, sc SCTables) (Router, error) {
+	return r.NewWith(name, t, sc, RoutingOptions{})
+}
+
+// NewWith builds the routing called name for t with options o.
+func (r *Registry) NewWith(name string, t *Topology, sc SCTables, o RoutingOptions) (Router, error) {
 	f, ok := r.factories[name]
 	if !ok {
 		return nil, fmt.Errorf("unknown routing %q (known: %s)", name, strings.Join(r.Names(), ", "))
 	}
-	return f(t, sc)
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("routing %s: %w", name, err)
+	}
+	return f(t, sc, o)
 }
 
 // NewDirect builds the routing of a single switch: NIC n's port. It needs

@@ -66,13 +66,8 @@ func pairs(nics int) [][2]int {
 	return out
 }
 
-// TestRoutingConformance routes the pairs of every case twice: injected in
-// SL 0 (SC 0 or 1), so that SL 0's channel dependency graph covers every
-// pair, and in another SL. Every path must reach its NIC, visit no switch
-// twice, stay within the diameter (reached exactly when all pairs are
-// routed), follow its kind's rules (pathChecker), and
-// the channel dependency graphs over (switch, port, SC) and over (switch,
-// port, VL) with Table 7's SC2VL must be acyclic.
+// TestRoutingConformance routes the pairs of every case, with the
+// routing's default options, through conform.
 func TestRoutingConformance(t *testing.T) {
 	for _, tc := range routingCases() {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,44 +83,54 @@ func TestRoutingConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			check := newPathChecker(topo)
-			bySC := NewDependencyGraph(topo, len(paperSC.SC2SL))
-			byVL := NewDependencyGraph(topo, 8)
-			all := pairs(topo.NumNICs())
-			longest := 0
-			var hops, vlHops []Hop
-			for i, p := range all {
-				for _, sc := range []int{i % 2, 2 + (p[0]+3*p[1])%8} {
-					hops, err = Trace(topo, r, p[0], p[1], sc, hops[:0])
-					if err == nil {
-						err = check.path(p[0], p[1], sc, hops)
-					}
-					if err != nil {
-						t.Fatalf("%d -> %d, SC %d: %v; path %v", p[0], p[1], sc, err, hops)
-					}
-					longest = max(longest, len(hops))
-					vlHops = append(vlHops[:0], hops...)
-					for h := range vlHops {
-						vlHops[h].SC = paperSC2VL[vlHops[h].SC]
-					}
-					if err := bySC.AddPath(hops); err != nil {
-						t.Fatal(err)
-					}
-					if err := byVL.AddPath(vlHops); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if len(all) == topo.NumNICs()*topo.NumNICs() && longest != topo.Diameter {
-				t.Errorf("longest routed path %d switches, Diameter %d", longest, topo.Diameter)
-			}
-			if c := bySC.Cycle(); c != nil {
-				t.Errorf("channel dependency cycle over SCs: %v", c)
-			}
-			if c := byVL.Cycle(); c != nil {
-				t.Errorf("channel dependency cycle over VLs: %v", c)
-			}
+			conform(t, topo, r, newPathChecker(topo, RoutingOptions{}), pairs(topo.NumNICs()))
 		})
+	}
+}
+
+// conform routes the pairs twice: injected in SL 0 (SC 0 or 1), so that
+// SL 0's channel dependency graph covers every pair, and in another SL.
+// Every path must reach its NIC, visit no switch twice, stay within the
+// diameter (reached exactly when all pairs are routed), follow its kind's
+// rules (check), and the channel dependency graphs over (switch, port, SC)
+// and over (switch, port, VL) with Table 7's SC2VL must be acyclic.
+func conform(t *testing.T, topo *Topology, r Router, check *pathChecker, all [][2]int) {
+	t.Helper()
+	bySC := NewDependencyGraph(topo, len(paperSC.SC2SL))
+	byVL := NewDependencyGraph(topo, 8)
+	longest := 0
+	var hops, vlHops []Hop
+	var err error
+	for i, p := range all {
+		for _, sc := range []int{i % 2, 2 + (p[0]+3*p[1])%8} {
+			hops, err = Trace(topo, r, p[0], p[1], sc, hops[:0])
+			if err == nil {
+				err = check.path(p[0], p[1], sc, hops)
+			}
+			if err != nil {
+				t.Fatalf("%d -> %d, SC %d: %v; path %v", p[0], p[1], sc, err, hops)
+			}
+			longest = max(longest, len(hops))
+			vlHops = append(vlHops[:0], hops...)
+			for h := range vlHops {
+				vlHops[h].SC = paperSC2VL[vlHops[h].SC]
+			}
+			if err := bySC.AddPath(hops); err != nil {
+				t.Fatal(err)
+			}
+			if err := byVL.AddPath(vlHops); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(all) == topo.NumNICs()*topo.NumNICs() && longest != topo.Diameter {
+		t.Errorf("longest routed path %d switches, Diameter %d", longest, topo.Diameter)
+	}
+	if c := bySC.Cycle(); c != nil {
+		t.Errorf("channel dependency cycle over SCs: %v", c)
+	}
+	if c := byVL.Cycle(); c != nil {
+		t.Errorf("channel dependency cycle over VLs: %v", c)
 	}
 }
 
@@ -133,12 +138,13 @@ func TestRoutingConformance(t *testing.T) {
 // from the documented numbering, not from the routers' tables.
 type pathChecker struct {
 	t      *Topology
-	coords [][]int // torus: per switch
-	moves  []int   // torus: scratch, hops per dimension
+	o      RoutingOptions // torus: the dor rules
+	coords [][]int        // torus: per switch
+	moves  []int          // torus: scratch, hops per dimension
 }
 
-func newPathChecker(t *Topology) *pathChecker {
-	c := &pathChecker{t: t, moves: make([]int, len(t.Dims))}
+func newPathChecker(t *Topology, o RoutingOptions) *pathChecker {
+	c := &pathChecker{t: t, o: o, moves: make([]int, len(t.Dims))}
 	if t.Kind == KindTorus {
 		for s := range t.NumSwitches() {
 			c.coords = append(c.coords, torusCoords(t, s))
@@ -195,10 +201,15 @@ func torusPort(t *Topology, port int) (dim int, plus bool, member int) {
 }
 
 // torusPath checks dimension-order routing: dimensions in increasing
-// order, each corrected in the shorter direction (+ on a tie) by exactly
-// the minimal number of hops on trunk member dst % trunk; the SL's first SC
-// in each dimension until its wrap-around link, the second on and after it;
-// the last hop keeps the SC.
+// order, each corrected in the shorter direction by exactly the minimal
+// number of hops, every hop of a dimension in the direction decided from
+// the source and destination coordinates (so a packet never turns round
+// inside a dimension); on a tie + (plus) or + exactly when dst % nics plus
+// the destination's coordinates from that dimension up is even
+// (balanced); trunk member dst % trunk (dst_mod), (src·nics + dst) % trunk
+// (src_dst) or mix(src, dst) % trunk (hash) on every hop; the SL's first
+// SC in each dimension until its wrap-around link, the second on and after
+// it; the last hop keeps the SC.
 func (c *pathChecker) torusPath(src, dst, sc int, hops []Hop) error {
 	t := c.t
 	first, second := paperSC.SL2SC[paperSC.SC2SL[sc]][0], paperSC.SL2SC[paperSC.SC2SL[sc]][1]
@@ -218,11 +229,26 @@ func (c *pathChecker) torusPath(src, dst, sc int, hops []Hop) error {
 		prevDim = dim
 		size, here, next := t.Dims[dim], c.coords[hops[h].Switch], c.coords[hops[h+1].Switch]
 		delta := (to[dim] - from[dim] + size) % size
-		if wantPlus := 2*delta <= size; plus != wantPlus {
+		wantPlus := 2*delta < size
+		if 2*delta == size {
+			sum := dst % t.NICsPerSwitch
+			for _, x := range to[dim:] {
+				sum += x
+			}
+			wantPlus = c.o.Ties == TiesPlus || sum%2 == 0
+		}
+		if plus != wantPlus {
 			return fmt.Errorf("hop %d: direction + %v, want + %v", h, plus, wantPlus)
 		}
-		if member != dst%t.Trunk {
-			return fmt.Errorf("hop %d: trunk member %d, want %d", h, member, dst%t.Trunk)
+		wantMember := (src*t.NICsPerSwitch + dst) % t.Trunk
+		switch c.o.TrunkSelect {
+		case TrunkDstMod:
+			wantMember = dst % t.Trunk
+		case TrunkHash:
+			wantMember = int(mix(uint64(src)<<32|uint64(dst)) % uint64(t.Trunk))
+		}
+		if member != wantMember {
+			return fmt.Errorf("hop %d: trunk member %d, want %d", h, member, wantMember)
 		}
 		step := 1
 		if !plus {

@@ -1,0 +1,180 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/messages"
+)
+
+// serialBound is the single switch's saturation under the serial allocator
+// with uniform traffic of L-flit packets (MODEL.md section 3): a central
+// buffer moves one packet per AT (its read port waits for each grant), so an
+// MPort's two central buffers carry at most 2L/AT flits/cycle, while its 4
+// NICs send 4·load·(ports−4)/(ports−1) flits/cycle across MPorts.
+func serialBound(at, flits, ports int) float64 {
+	return 2 * float64(flits) / float64(at) / (4 * float64(ports-4) / float64(ports-1))
+}
+
+// TestSerialAllocatorBound: the serial allocator saturates the 48-port
+// switch at the bound (within 5%: contention costs a little more), for
+// three values of AT, so its throughput falls as 1/AT; the pipelined
+// allocator's does not depend on AT (within 0.03) and stays well past it.
+func TestSerialAllocatorBound(t *testing.T) {
+	ats := []int64{12, 16, 20}
+	if testing.Short() {
+		ats = []int64{16}
+	}
+	var pipelined []float64
+	for _, at := range ats {
+		bound := serialBound(int(at), 16, 48)
+		got := map[string]float64{}
+		for _, alloc := range []string{AllocSerial, AllocPipelined} {
+			cfg := Default()
+			cfg.Switch.Allocator = alloc
+			cfg.Switch.Latency.AT = at
+			cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 1.0, 30000, 10000
+			_, r := run(t, cfg)
+			got[alloc] = r.AcceptedThroughput
+		}
+		if s := got[AllocSerial]; s > bound*1.005 || s < bound*0.95 {
+			t.Errorf("AT %d: serial allocator saturates at %.4f, bound %.4f", at, s, bound)
+		}
+		p := got[AllocPipelined]
+		if p < got[AllocSerial]+0.15 {
+			t.Errorf("AT %d: pipelined allocator saturates at %.4f, serial at %.4f", at, p, got[AllocSerial])
+		}
+		pipelined = append(pipelined, p)
+		t.Logf("AT %d: bound %.4f, serial %.4f, pipelined %.4f", at, bound, got[AllocSerial], p)
+	}
+	if spread := slices.Max(pipelined) - slices.Min(pipelined); spread > 0.03 {
+		t.Errorf("pipelined saturation varies by %.4f with AT: %v", spread, pipelined)
+	}
+}
+
+// allocWatch sees every request and answer of a run and checks the
+// allocators' contract.
+type allocWatch struct {
+	t        *testing.T
+	n        *Network
+	requests map[[3]int64]messages.Msg // (source comp, slot, tag) -> the request in flight
+	reads    map[[2]int64][][2]clock.Cycle
+	writes   map[int64][][2]clock.Cycle // output port -> transfers into it
+	grants   int
+	nacks    int
+	late     int // grants of a booked request that do not start at the booking
+}
+
+func (w *allocWatch) see(m *messages.Msg) bool {
+	switch m.Kind {
+	case messages.KindRequest:
+		key := [3]int64{int64(m.Src), int64(m.Slot), int64(m.Tag)}
+		if _, dup := w.requests[key]; dup {
+			w.t.Errorf("second request in flight from component %d slot %d queue %d", m.Src, m.Slot, m.Tag)
+		}
+		w.requests[key] = *m
+	case messages.KindGrant, messages.KindNack:
+		key := [3]int64{int64(m.Dst), int64(m.Slot), int64(m.Tag)}
+		r, ok := w.requests[key]
+		if !ok {
+			w.t.Errorf("%s to component %d slot %d queue %d answers no request", m.Kind, m.Dst, m.Slot, m.Tag)
+			return false
+		}
+		delete(w.requests, key)
+		if m.Kind == messages.KindNack {
+			w.nacks++
+			return false
+		}
+		w.grants++
+		if r.Deadline != 0 && m.Start != r.Ready {
+			w.late++
+		}
+		if m.Start < m.At {
+			w.t.Errorf("transfer starts at %d, before its grant arrives at %d", m.Start, m.At)
+		}
+		src := [2]int64{int64(m.Dst), int64(m.Slot)}
+		w.reads[src] = append(w.reads[src], [2]clock.Cycle{m.Start, m.TailOut})
+		if _, isOut := w.n.Comps[m.Src].(*OutputPort); isOut {
+			w.writes[int64(m.Src)] = append(w.writes[int64(m.Src)], [2]clock.Cycle{m.Start, m.TailOut})
+		}
+	}
+	return false
+}
+
+// overlaps reports the first two transfers of a port that overlap.
+func overlaps(xs [][2]clock.Cycle) string {
+	sort.Slice(xs, func(i, j int) bool { return xs[i][0] < xs[j][0] })
+	for i := 1; i < len(xs); i++ {
+		if xs[i][0] <= xs[i-1][1] {
+			return fmt.Sprintf("[%d, %d] and [%d, %d]", xs[i-1][0], xs[i-1][1], xs[i][0], xs[i][1])
+		}
+	}
+	return ""
+}
+
+// TestAllocatorConformance: under every allocator, on a saturated single
+// switch and a saturated torus, every request is answered exactly once, a
+// buffer's read port never moves two packets at once, an output buffer's
+// write port never takes two at once, a grant never starts a transfer
+// before it arrives, a booked (pipelined) request starts exactly at its
+// booking, and flits and credits are conserved.
+func TestAllocatorConformance(t *testing.T) {
+	torus := Default()
+	torus.Topology = TopologyConfig{Kind: "torus", Dims: []int{3, 2}, NICsPerSwitch: 4, Trunk: 2}
+	torus.Switch.CentralBufferFlits = 1024
+	for _, alloc := range AllocatorNames() {
+		for name, base := range map[string]Config{"switch": Default(), "torus": torus} {
+			t.Run(alloc+"/"+name, func(t *testing.T) {
+				cfg := base
+				cfg.Switch.Allocator = alloc
+				cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 1.0, 6000, 0
+				n, err := Build(cfg, sched.Default())
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := &allocWatch{t: t, n: n, requests: map[[3]int64]messages.Msg{}, reads: map[[2]int64][][2]clock.Cycle{},
+					writes: map[int64][][2]clock.Cycle{}}
+				o := runSequential(context.Background(), n, Hooks{}, w.see)
+				if probs := n.CheckConservation(o.InFlight); len(probs) > 0 {
+					t.Fatalf("conservation: %v", probs[:min(3, len(probs))])
+				}
+				for src, xs := range w.reads {
+					if s := overlaps(xs); s != "" {
+						t.Fatalf("component %d slot %d reads two packets at once: %s", src[0], src[1], s)
+					}
+				}
+				for dst, xs := range w.writes {
+					if s := overlaps(xs); s != "" {
+						t.Fatalf("output port %d takes two packets at once: %s", dst, s)
+					}
+				}
+				if w.late > 0 {
+					t.Errorf("%d booked requests granted for another start", w.late)
+				}
+				if w.grants == 0 {
+					t.Error("no grant")
+				}
+				t.Logf("%d grants, %d refusals", w.grants, w.nacks)
+			})
+		}
+	}
+}
+
+// TestPipelinedAllocatorMatchesBoundsOnNeighbour: with (x+1) mod n traffic
+// nothing competes, so the pipelined allocator, like the serial one,
+// accepts everything up to the link rate (seed 002 Fig. 5).
+func TestPipelinedAllocatorNeighbourAtLinkRate(t *testing.T) {
+	cfg := Default()
+	cfg.Traffic.Pattern, cfg.Traffic.Load, cfg.Traffic.Process = "neighbour", 1.0, "cbr"
+	cfg.Cycles, cfg.Warmup = 20000, 5000
+	_, r := run(t, cfg)
+	if math.Abs(r.AcceptedThroughput-r.OfferedLoad) > 0.01 {
+		t.Errorf("offered %.4f, accepted %.4f", r.OfferedLoad, r.AcceptedThroughput)
+	}
+}
