@@ -54,7 +54,7 @@ func newDescs() descs {
 		decisions: d("scheduler_decisions_total",
 			"Output scheduler decisions (one per cycle a link is free with a packet that can leave), over the switch output ports or the NICs.", "group", "scheduler"),
 		wasted: d("scheduler_wasted_decisions_total",
-			"Output scheduler decisions whose pick could not send, so the link idled a cycle (qos.scheduler_view table; 0 with eligible).", "group", "scheduler"),
+			"Output scheduler decisions whose pick could not send, so the link idled a cycle (qos.scheduler_view table or table_feedback; 0 with eligible).", "group", "scheduler"),
 		portDecisions: d("port_scheduler_decisions_total", "Decisions of a port's output scheduler (--metrics-detail port).", "switch", "port"),
 		portWasted:    d("port_scheduler_wasted_decisions_total", "Wasted decisions of a port's output scheduler (--metrics-detail port).", "switch", "port"),
 	}

@@ -12,17 +12,18 @@ import (
 // Config is a whole run: every key has its default in Default() and is
 // checked by Validate. YAML keys are snake_case; unknown keys are errors.
 type Config struct {
-	Seed     uint64         `yaml:"seed" json:"seed"`
-	Cycles   int64          `yaml:"cycles" json:"cycles"` // total, warm-up included
-	Warmup   int64          `yaml:"warmup" json:"warmup"`
-	Engine   string         `yaml:"engine" json:"engine"`                   // actors | sequential
-	Window   int64          `yaml:"window" json:"window"`                   // cycles per clock window; 0 = the largest allowed
-	Watchdog int64          `yaml:"watchdog_cycles" json:"watchdog_cycles"` // stop when nothing moves this long; 0 = off
-	Topology TopologyConfig `yaml:"topology" json:"topology"`               //
-	Switch   SwitchConfig   `yaml:"switch" json:"switch"`
-	NIC      NICConfig      `yaml:"nic" json:"nic"`
-	QoS      QoSConfig      `yaml:"qos" json:"qos"`
-	Traffic  TrafficConfig  `yaml:"traffic" json:"traffic"`
+	Seed         uint64         `yaml:"seed" json:"seed"`
+	Cycles       int64          `yaml:"cycles" json:"cycles"` // total, warm-up included
+	Warmup       int64          `yaml:"warmup" json:"warmup"`
+	Engine       string         `yaml:"engine" json:"engine"`                   // actors | sequential
+	Window       int64          `yaml:"window" json:"window"`                   // cycles per clock window; 0 = the largest allowed
+	Watchdog     int64          `yaml:"watchdog_cycles" json:"watchdog_cycles"` // stop when nothing moves this long; 0 = off
+	SeriesCycles int64          `yaml:"series_cycles" json:"series_cycles"`     // accepted throughput per interval of this many cycles; 0 = off
+	Topology     TopologyConfig `yaml:"topology" json:"topology"`               //
+	Switch       SwitchConfig   `yaml:"switch" json:"switch"`
+	NIC          NICConfig      `yaml:"nic" json:"nic"`
+	QoS          QoSConfig      `yaml:"qos" json:"qos"`
+	Traffic      TrafficConfig  `yaml:"traffic" json:"traffic"`
 }
 
 // TopologyConfig chooses the network: a preset by name, or a shape.
@@ -95,9 +96,11 @@ type QoSConfig struct {
 	DTable     DTableConfig `yaml:"dtable" json:"dtable"`
 	DTableFile string       `yaml:"dtable_file" json:"dtable_file,omitempty"` // a table written by `opasim qos dtable --out`
 	// SchedulerView is what the output schedulers see: "eligible" (only the
-	// heads that can send) or "table" (every VL with a packet; a pick that
-	// cannot send wastes the cycle); "" is eligible. docs/schedulers.md,
-	// "The table view".
+	// heads that can send), "table" (every VL with a packet; a pick that
+	// cannot send wastes the cycle and moves the scheduler's state as a send
+	// would) or "table_feedback" (as table, but the scheduler is told that
+	// its pick failed: sched.Scheduler.Miss); "" is eligible.
+	// docs/schedulers.md, "The table view".
 	SchedulerView string `yaml:"scheduler_view" json:"scheduler_view"`
 }
 
@@ -130,7 +133,7 @@ type TrafficConfig struct {
 // 0.5, with the SL/SC/VL tables of seed 000 Table 7 and 16-flit packets.
 func Default() Config {
 	return Config{
-		Seed: 1, Cycles: 20000, Warmup: 5000, Engine: "actors", Watchdog: 50000,
+		Seed: 1, Cycles: 20000, Warmup: 5000, Engine: "actors", Watchdog: 50000, SeriesCycles: 10000,
 		Topology: TopologyConfig{Kind: "single_switch", Ports: 48, DORTies: topo.TiesBalanced, TrunkSelect: topo.TrunkSrcDst},
 		Switch: SwitchConfig{
 			BytesPerFlit: 8, FlitsPerCredit: 4, VLs: 8,
@@ -163,12 +166,13 @@ func Table7SLs(mtuBytes int, share float64, weight int) []SLConfig {
 
 // The values of qos.scheduler_view.
 const (
-	ViewEligible = "eligible" // schedulers see only the heads that can send (the default)
-	ViewTable    = "table"    // they see every VL with a packet; a pick that cannot send wastes the cycle
+	ViewEligible      = "eligible"       // schedulers see only the heads that can send (the default)
+	ViewTable         = "table"          // they see every VL with a packet; a pick that cannot send wastes the cycle
+	ViewTableFeedback = "table_feedback" // as table, and a pick that cannot send is reported to the scheduler (Miss)
 )
 
 // SchedulerViews lists the values of qos.scheduler_view.
-func SchedulerViews() []string { return []string{ViewEligible, ViewTable} }
+func SchedulerViews() []string { return []string{ViewEligible, ViewTable, ViewTableFeedback} }
 
 // TrafficPresets lists the names ApplyTrafficPreset knows.
 func TrafficPresets() []string { return []string{"paper-mix"} }
@@ -244,6 +248,7 @@ func (c *Config) validateRun(p *Problems) {
 		p.add("warmup", c.Warmup, fmt.Sprintf("must be in [0, cycles=%d)", c.Cycles))
 	}
 	p.atLeast("watchdog_cycles", c.Watchdog, 0)
+	p.atLeast("series_cycles", c.SeriesCycles, 0)
 	if c.Engine != "actors" && c.Engine != "sequential" {
 		p.add("engine", fmt.Sprintf("%q", c.Engine), "must be one of: actors, sequential")
 	}

@@ -214,9 +214,9 @@ func (n *NIC) send(now clock.Cycle, out *Outbox) {
 	if !eligible {
 		return // woken again by a credit or a new packet
 	}
-	i, hit := sched.Decide(n.sched, n.heads)
+	i, hit := n.p.decide(n.sched, n.heads)
 	n.Decisions++
-	if !hit { // table view: the link idles this cycle, the next decision is the next cycle's
+	if !hit { // table views: the link idles this cycle, the next decision is the next cycle's
 		n.WastedDecisions++
 		n.at(now+1, nicSend)
 		return

@@ -238,9 +238,9 @@ func (o *OutputPort) schedule(now clock.Cycle, out *Outbox) {
 		}
 		return
 	}
-	i, hit := sched.Decide(o.sched, o.heads)
+	i, hit := o.p.decide(o.sched, o.heads)
 	o.Decisions++
-	if !hit { // table view: the link idles this cycle, the next decision is the next cycle's
+	if !hit { // table views: the link idles this cycle, the next decision is the next cycle's
 		o.WastedDecisions++
 		if o.q[o.heads[i].VL].Front().Ready > now {
 			o.WastedNotReady++

@@ -23,12 +23,14 @@ type params struct {
 	warmup, end      clock.Cycle
 	stop             clock.Cycle // no generation from here on (traffic.stop_cycle, or end)
 	dropBacklog      bool
+	series           clock.Cycle // interval of the delivered-flits series (series_cycles; 0: none)
 	excl, maxVL      int32
 	inCap, outCap    int32
 	centralCap       int32
 	injCap, rxCap    int32
 	schedName        string
-	tableView        bool // qos.scheduler_view table: schedulers see every head, eligible or not
+	tableView        bool // qos.scheduler_view table or table_feedback: schedulers see every head, eligible or not
+	feedback         bool // table_feedback: a pick that cannot send calls Miss, not Commit (sched.DecideFeedback)
 	schedCfg         sched.Config
 	schedulers       *sched.Registry
 	router           topo.Router
@@ -49,8 +51,8 @@ func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router
 		lambda: clock.Cycle(l.AT / 2), mu: clock.Cycle(l.AT - l.AT/2),
 		mportSpeed: int32(s.MPortSpeedup), centralSpeed: int32(s.CentralSpeedup),
 		warmup: clock.Cycle(cfg.Warmup), end: clock.Cycle(cfg.Cycles), stop: clock.Cycle(cfg.Cycles),
-		dropBacklog: cfg.Traffic.DropBacklog,
-		excl:        int32(cfg.credits(s.ExclusiveVLFlits)), maxVL: int32(s.MaxVLFlits / s.FlitsPerCredit),
+		dropBacklog: cfg.Traffic.DropBacklog, series: clock.Cycle(cfg.SeriesCycles),
+		excl: int32(cfg.credits(s.ExclusiveVLFlits)), maxVL: int32(s.MaxVLFlits / s.FlitsPerCredit),
 		inCap: int32(s.InputBufferFlits / s.FlitsPerCredit), outCap: int32(s.OutputBufferFlits / s.FlitsPerCredit),
 		centralCap: int32(s.CentralBufferFlits / s.FlitsPerCredit),
 		injCap:     int32(cfg.NIC.InjectionBufferFlits / s.FlitsPerCredit), rxCap: int32(cfg.NIC.ReceiveBufferFlits / s.FlitsPerCredit),
@@ -77,7 +79,8 @@ func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router
 		sc.SLs = append(sc.SLs, sched.SL{Name: sl.Name, SCs: sl.SCs, MTUCredits: cfg.credits(cfg.MTUFlits(i)), SBTWeight: sl.SBTWeight})
 	}
 	p.schedCfg = sc
-	p.tableView = cfg.QoS.SchedulerView == ViewTable
+	p.tableView = cfg.QoS.SchedulerView == ViewTable || cfg.QoS.SchedulerView == ViewTableFeedback
+	p.feedback = cfg.QoS.SchedulerView == ViewTableFeedback
 	return p
 }
 
@@ -88,6 +91,15 @@ func (p *params) creditsOf(flits int32) int32 { return (flits + p.fpc - 1) / p.f
 // available there from tailAvail on (cut-through never outruns arrival).
 func transfer(start clock.Cycle, flits, speed int32, tailAvail clock.Cycle) clock.Cycle {
 	return clock.Max(start+clock.Cycle((flits+speed-1)/speed)-1, tailAvail)
+}
+
+// decide makes one output scheduler decision over heads in the configured
+// view: sched.DecideFeedback in table_feedback, sched.Decide otherwise.
+func (p *params) decide(s sched.Scheduler, heads []sched.Head) (int, bool) {
+	if p.feedback {
+		return sched.DecideFeedback(s, heads)
+	}
+	return sched.Decide(s, heads)
 }
 
 func (p *params) newScheduler() sched.Scheduler {

@@ -28,6 +28,15 @@ type SLResult struct {
 	NetworkLatency       LatencySummary `json:"network_latency"`
 }
 
+// SeriesPoint is the accepted throughput of one interval of series_cycles:
+// flits delivered per cycle per NIC, in all and per SL (warm-up included).
+type SeriesPoint struct {
+	FromCycle int64     `json:"from_cycle"`
+	ToCycle   int64     `json:"to_cycle"`
+	Accepted  float64   `json:"accepted"`
+	PerSL     []float64 `json:"per_sl"`
+}
+
 // Results is the self-describing outcome of a run (the results JSON).
 type Results struct {
 	Config               Config         `json:"config"`
@@ -49,6 +58,7 @@ type Results struct {
 	Latency              LatencySummary `json:"latency"`
 	NetworkLatency       LatencySummary `json:"network_latency"`
 	PerSL                []SLResult     `json:"per_sl"`
+	Series               []SeriesPoint  `json:"series,omitempty"` // accepted throughput per series_cycles interval
 	CreditStallCycles    int64          `json:"credit_stall_cycles"`
 	SchedulerDecisions   int64          `json:"scheduler_decisions"`        // output scheduler decisions, switch ports and NICs, whole run
 	SchedulerWasted      int64          `json:"scheduler_wasted"`           // those whose head could not send (table view only)
@@ -104,6 +114,7 @@ func (n *Network) Results(o Outcome) *Results {
 		}
 	}
 	r.OfferedLoad, r.AcceptedThroughput, r.DeliveredFlits = per(offered), per(delivered), delivered
+	r.Series = series(st, int64(st.SeriesInterval), int64(o.Reached), nics)
 	r.Latency = summarize(allLat, latSum, msgs, r.CycleNs)
 	r.NetworkLatency = summarize(allNet, netSum, msgs, r.CycleNs)
 	for _, sp := range n.Switches {
@@ -184,4 +195,26 @@ func (n *Network) digest(reached clock.Cycle, st *Stats) string {
 		h = fnvMix(h, uint64(st.Offered[i]), uint64(st.Delivered[i]), uint64(st.LatSum[i]), uint64(st.NetLatSum[i]))
 	}
 	return fmt.Sprintf("%016x", h)
+}
+
+// series turns the per-interval delivered flits into throughput points, up
+// to the cycle reached (the last interval may be shorter).
+func series(st *Stats, interval, reached int64, nics int) []SeriesPoint {
+	if interval <= 0 {
+		return nil
+	}
+	var out []SeriesPoint
+	for from := int64(0); from < reached; from += interval {
+		to := min(from+interval, reached)
+		p := SeriesPoint{FromCycle: from, ToCycle: to, PerSL: make([]float64, len(st.Offered))}
+		bin := int(from / interval)
+		for sl := range p.PerSL {
+			if sl < len(st.Series) && bin < len(st.Series[sl]) {
+				p.PerSL[sl] = float64(st.Series[sl][bin]) / float64(to-from) / float64(nics)
+				p.Accepted += p.PerSL[sl]
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }

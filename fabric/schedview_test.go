@@ -7,12 +7,12 @@ import (
 
 // TestSchedulerViewHitRate: on a 16-port switch under seed 000's mix at
 // load 1.0, every decision of the eligible view sends (hit rate exactly 1,
-// nothing wasted), while in the table view the schedulers pick heads that
-// cannot send (hit rate below 1). In both views every decision that was not
-// wasted put one packet on a link: decisions - wasted = packets sent by the
-// output ports and the NICs.
+// nothing wasted), while in the table and table_feedback views the
+// schedulers pick heads that cannot send (hit rate below 1). In every view
+// each decision that was not wasted put one packet on a link: decisions -
+// wasted = packets sent by the output ports and the NICs.
 func TestSchedulerViewHitRate(t *testing.T) {
-	for _, s := range []string{"rr", "rr_burst", "dtable"} {
+	for _, s := range []string{"rr", "rr_burst", "sbt", "dtable"} {
 		for _, view := range SchedulerViews() {
 			cfg := paperMix(t, s, 1.0)
 			cfg.Topology.Ports = 16
@@ -41,9 +41,9 @@ func TestSchedulerViewHitRate(t *testing.T) {
 					t.Errorf("%s, eligible view: %d wasted, hit rate %g (switch %g, NICs %g), want 0 and exactly 1",
 						s, r.SchedulerWasted, r.SchedulerHitRate, r.SwitchHitRate, r.NICHitRate)
 				}
-			case ViewTable:
+			case ViewTable, ViewTableFeedback:
 				if !(r.SchedulerHitRate < 1) || r.SchedulerWasted == 0 {
-					t.Errorf("%s, table view: hit rate %g with %d wasted, want below 1", s, r.SchedulerHitRate, r.SchedulerWasted)
+					t.Errorf("%s, %s view: hit rate %g with %d wasted, want below 1", s, view, r.SchedulerHitRate, r.SchedulerWasted)
 				}
 			}
 		}
@@ -56,14 +56,41 @@ func TestSchedulerViewValidation(t *testing.T) {
 	cfg := Default()
 	cfg.QoS.SchedulerView = "hardware"
 	err := cfg.Validate([]string{"rr"})
-	want := `qos.scheduler_view: "hardware" is not allowed: must be one of: eligible, table`
+	want := `qos.scheduler_view: "hardware" is not allowed: must be one of: eligible, table, table_feedback`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %q", err, want)
 	}
-	for _, v := range []string{"", ViewEligible, ViewTable} {
+	for _, v := range []string{"", ViewEligible, ViewTable, ViewTableFeedback} {
 		cfg.QoS.SchedulerView = v
 		if err := cfg.Validate([]string{"rr"}); err != nil {
 			t.Errorf("scheduler_view %q: %v", v, err)
+		}
+	}
+}
+
+// TestSchedulerViewFeedback: table_feedback shows the schedulers what the
+// table view shows and differs only in what a wasted pick does to them.
+// rr's Miss is its Commit, so for rr the two views give the same run, digest
+// included; for sbt and dtable, which learn from the miss, the runs differ.
+// Each run of the view is repeatable (the same digest twice).
+func TestSchedulerViewFeedback(t *testing.T) {
+	for _, s := range []string{"rr", "sbt", "dtable"} {
+		var digests [2]string
+		for k, view := range []string{ViewTable, ViewTableFeedback} {
+			cfg := paperMix(t, s, 1.0)
+			cfg.Topology.Ports = 16
+			cfg.Cycles, cfg.Warmup = 6000, 1000
+			cfg.QoS.SchedulerView = view
+			_, r := run(t, cfg)
+			_, again := run(t, cfg)
+			if r.Digest != again.Digest {
+				t.Errorf("%s, %s view: digest %s then %s", s, view, r.Digest, again.Digest)
+			}
+			digests[k] = r.Digest
+		}
+		if same := digests[0] == digests[1]; same != (s == "rr") {
+			t.Errorf("%s: table digest %s, table_feedback digest %s: same = %v, want %v",
+				s, digests[0], digests[1], same, s == "rr")
 		}
 	}
 }

@@ -11,13 +11,15 @@ import (
 // it commutes, so NICs stepped in any order give the same Stats; engines
 // give each group of NICs its own Stats and merge them at the end.
 type Stats struct {
-	Offered   []int64 // flits generated in the window, per SL
-	Delivered []int64 // flits whose tail arrived in the window, per SL
-	Lat       []*hdrhistogram.Histogram
-	NetLat    []*hdrhistogram.Histogram
-	LatSum    []int64
-	NetLatSum []int64
-	Msgs      []int64 // messages generated in the window and delivered before the end
+	Offered        []int64 // flits generated in the window, per SL
+	Delivered      []int64 // flits whose tail arrived in the window, per SL
+	Lat            []*hdrhistogram.Histogram
+	NetLat         []*hdrhistogram.Histogram
+	LatSum         []int64
+	NetLatSum      []int64
+	Msgs           []int64     // messages generated in the window and delivered before the end
+	Series         [][]int64   // per SL, flits delivered in each interval of SeriesInterval cycles (whole run)
+	SeriesInterval clock.Cycle // series_cycles, doubled whenever the series would pass maxSeriesBins intervals
 
 	// Cumulative over the whole run (warm-up included), for live metrics.
 	InjectedFlits, InjectedMsgs     []int64 // generated
@@ -75,6 +77,59 @@ func (s *Stats) Merge(o *Stats) {
 		s.Lat[i].Merge(o.Lat[i])
 		s.NetLat[i].Merge(o.NetLat[i])
 	}
+	if o.SeriesInterval > 0 {
+		if s.SeriesInterval == 0 {
+			s.SeriesInterval = o.SeriesInterval
+		}
+		for s.SeriesInterval < o.SeriesInterval {
+			s.coarsen()
+		}
+		scale := int(s.SeriesInterval / o.SeriesInterval)
+		for sl, bins := range o.Series {
+			for b, f := range bins {
+				s.addBin(sl, b/scale, f)
+			}
+		}
+	}
+}
+
+// maxSeriesBins bounds the series of a run: past it, the interval doubles.
+const maxSeriesBins = 4096
+
+// addSeries adds flits of SL sl delivered at cycle at, the first interval
+// being base cycles long.
+func (s *Stats) addSeries(sl int, at, base clock.Cycle, flits int64) {
+	if s.SeriesInterval == 0 {
+		s.SeriesInterval = base
+	}
+	for at/s.SeriesInterval >= maxSeriesBins {
+		s.coarsen()
+	}
+	s.addBin(sl, int(at/s.SeriesInterval), flits)
+}
+
+// coarsen doubles the series interval, adding up pairs of intervals.
+func (s *Stats) coarsen() {
+	for sl, bins := range s.Series {
+		for b, f := range bins {
+			if b > 0 {
+				bins[b/2] += f
+				bins[b] = 0
+			}
+		}
+		s.Series[sl] = bins[:(len(bins)+1)/2]
+	}
+	s.SeriesInterval *= 2
+}
+
+func (s *Stats) addBin(sl, bin int, flits int64) {
+	for len(s.Series) <= sl {
+		s.Series = append(s.Series, nil)
+	}
+	for len(s.Series[sl]) <= bin {
+		s.Series[sl] = append(s.Series[sl], 0)
+	}
+	s.Series[sl][bin] += flits
 }
 
 func (s *Stats) delivered(p *params, pkt *messages.Packet, tail clock.Cycle) {
@@ -82,6 +137,9 @@ func (s *Stats) delivered(p *params, pkt *messages.Packet, tail clock.Cycle) {
 		s.Delivered[pkt.SL] += int64(pkt.Flits)
 	}
 	s.DeliveredFlits[pkt.SL] += int64(pkt.Flits)
+	if p.series > 0 {
+		s.addSeries(int(pkt.SL), tail, p.series, int64(pkt.Flits))
+	}
 	if !pkt.Last {
 		return
 	}

@@ -93,3 +93,47 @@ func TestConservationCatchesLoss(t *testing.T) {
 	cfg.Cycles, cfg.Warmup = 5000, 0
 	run(t, cfg)
 }
+
+// TestSeries: the per-interval throughput adds up to every flit delivered
+// in the run, and with neighbour traffic at load 0.5 (nothing competes)
+// every interval after the first carries the offered load.
+func TestSeries(t *testing.T) {
+	cfg := Default()
+	cfg.Traffic.Pattern, cfg.Traffic.Load, cfg.Traffic.Process = "neighbour", 0.5, "cbr"
+	cfg.Cycles, cfg.Warmup, cfg.SeriesCycles = 25000, 5000, 4000
+	n, r := run(t, cfg)
+	if len(r.Series) != 7 || r.Series[6].FromCycle != 24000 || r.Series[6].ToCycle != 25000 {
+		t.Fatalf("series %+v: want 7 intervals, the last 24000-25000", r.Series)
+	}
+	var flits float64
+	for _, p := range r.Series {
+		flits += p.Accepted * float64(p.ToCycle-p.FromCycle) * float64(r.NICs)
+	}
+	if want := float64(n.totalDeliveredFlits()); math.Abs(flits-want) > 0.5 {
+		t.Errorf("series adds up to %.1f flits, %v delivered", flits, want)
+	}
+	for _, p := range r.Series[1:] {
+		if math.Abs(p.Accepted-0.5) > 0.01 {
+			t.Errorf("interval %d-%d: accepted %.4f, want 0.5", p.FromCycle, p.ToCycle, p.Accepted)
+		}
+	}
+}
+
+// TestSeriesCoarsens: a series that would pass 4,096 intervals doubles its
+// interval (25,000 cycles at 4 cycles would be 6,250 intervals: 8 cycles
+// gives 3,125) and still adds up to every flit delivered.
+func TestSeriesCoarsens(t *testing.T) {
+	cfg := Default()
+	cfg.Traffic.Load, cfg.Cycles, cfg.Warmup, cfg.SeriesCycles = 0.3, 25000, 5000, 4
+	n, r := run(t, cfg)
+	if len(r.Series) != 3125 || r.Series[0].ToCycle != 8 {
+		t.Fatalf("%d intervals, the first to cycle %d: want 3125 of 8 cycles", len(r.Series), r.Series[0].ToCycle)
+	}
+	var flits float64
+	for _, p := range r.Series {
+		flits += p.Accepted * float64(p.ToCycle-p.FromCycle) * float64(r.NICs)
+	}
+	if want := float64(n.totalDeliveredFlits()); math.Abs(flits-want) > 0.5 {
+		t.Errorf("series adds up to %.1f flits, %v delivered", flits, want)
+	}
+}

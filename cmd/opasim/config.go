@@ -39,7 +39,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 0, "master random seed (default 1)")
 	fs.StringVar(&f.engine, "engine", "", "actors or sequential (default actors)")
 	fs.StringVar(&f.scheduler, "scheduler", "", "output scheduler (default rr)")
-	fs.StringVar(&f.schedulerView, "scheduler-view", "", "what the schedulers see: eligible or table (default eligible)")
+	fs.StringVar(&f.schedulerView, "scheduler-view", "", "what the schedulers see: eligible, table or table_feedback (default eligible)")
 	fs.Int64Var(&f.window, "window", 0, "cycles per clock window (default: the largest allowed)")
 	fs.StringVar(&f.out, "out", "", "write the results JSON here")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the run here")

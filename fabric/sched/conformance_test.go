@@ -38,7 +38,16 @@ func headOfSC(cfg Config, vl, sc int) Head {
 
 // drive feeds seq to a fresh scheduler and returns its picks. With
 // pickTwice, Pick is called twice per decision and must answer the same.
+// Every decision is committed.
 func drive(newS func() (Scheduler, error), seq [][]Head, pickTwice bool) ([]int, error) {
+	return driveMiss(newS, seq, pickTwice, nil)
+}
+
+// driveMiss is drive with the decisions d where missed[d] holds applied by
+// Miss instead of Commit, as the table_feedback view does for a pick that
+// could not send. missed is drawn independently of the Eligible flags, so a
+// scheduler is fed the same calls whatever the flags say.
+func driveMiss(newS func() (Scheduler, error), seq [][]Head, pickTwice bool, missed []bool) ([]int, error) {
 	s, err := newS()
 	if err != nil {
 		return nil, err
@@ -57,10 +66,24 @@ func drive(newS func() (Scheduler, error), seq [][]Head, pickTwice bool) ([]int,
 				return nil, fmt.Errorf("decision %d: Pick changed state: %d then %d", d, i, j)
 			}
 		}
-		s.Commit(heads, i)
+		if missed != nil && missed[d] {
+			s.Miss(heads, i)
+		} else {
+			s.Commit(heads, i)
+		}
 		picks[d] = heads[i].VL
 	}
 	return picks, nil
+}
+
+// randomMisses marks about one decision in three of n as missed (fixed seed).
+func randomMisses(n int, seed uint64) []bool {
+	rng := rand.New(rand.NewPCG(seed, 0x3155))
+	m := make([]bool, n)
+	for d := range m {
+		m[d] = rng.IntN(3) == 0
+	}
+	return m
 }
 
 // eligible reports whether VL vl has a head in heads. With an index into
@@ -74,12 +97,15 @@ func eligible(heads []Head, vl int) bool {
 	return false
 }
 
-// checkConformance runs the five properties every scheduler must have over
-// seq: (a) work-conserving, (b) only eligible VLs, (c) Pick changes nothing
+// checkConformance runs the properties every scheduler must have over seq:
+// (a) work-conserving, (b) only eligible VLs, (c) Pick changes nothing
 // (Pick twice per decision, and Pick-Pick-Commit picks what Pick-Commit
 // picks), (d) two fresh instances fed the same inputs pick the same, (e) the
 // picks do not depend on Head.Eligible (the table view needs a scheduler
-// blind to whether its pick can send).
+// blind to whether its pick can send). Miss (the table_feedback view) must
+// keep them: (f) with a third of the decisions missed, (a)-(d) hold, and
+// (g) the picks with misses do not depend on Head.Eligible either (Miss is
+// blind to the flag like Commit).
 func checkConformance(newS func() (Scheduler, error), seq [][]Head) error {
 	a, err := drive(newS, seq, false)
 	if err != nil {
@@ -105,6 +131,25 @@ func checkConformance(newS func() (Scheduler, error), seq [][]Head) error {
 	}
 	if d := firstDiff(a, e); d >= 0 {
 		return fmt.Errorf("(e): random Eligible flags change the pick at decision %d: VL %d vs VL %d", d, e[d], a[d])
+	}
+	missed := randomMisses(len(seq), 0xf1)
+	f, err := driveMiss(newS, seq, false, missed)
+	if err != nil {
+		return fmt.Errorf("(f): %w", err)
+	}
+	f2, err := driveMiss(newS, seq, true, missed)
+	if err != nil {
+		return fmt.Errorf("(f): %w", err)
+	}
+	if d := firstDiff(f, f2); d >= 0 {
+		return fmt.Errorf("(f): with misses, a fresh scheduler calling Pick twice differs at decision %d: VL %d vs VL %d", d, f2[d], f[d])
+	}
+	g, err := driveMiss(newS, withRandomEligible(seq, 0xe2), false, missed)
+	if err != nil {
+		return fmt.Errorf("(g): %w", err)
+	}
+	if d := firstDiff(f, g); d >= 0 {
+		return fmt.Errorf("(g): with misses, random Eligible flags change the pick at decision %d: VL %d vs VL %d", d, g[d], f[d])
 	}
 	return nil
 }
@@ -159,6 +204,7 @@ func (s *pickMutates) Pick(heads []Head) int {
 	return firstAtOrAfter(heads, s.last)
 }
 func (s *pickMutates) Commit([]Head, int) {}
+func (s *pickMutates) Miss([]Head, int)   {}
 
 // idles refuses to pick when several VLs compete.
 type idles struct{}
@@ -170,6 +216,7 @@ func (idles) Pick(heads []Head) int {
 	return 0
 }
 func (idles) Commit([]Head, int) {}
+func (idles) Miss([]Head, int)   {}
 
 // peeks reads Eligible: it picks the first eligible head, as a scheduler
 // that knows the credits would; the table view forbids it.
@@ -184,6 +231,7 @@ func (peeks) Pick(heads []Head) int {
 	return 0
 }
 func (peeks) Commit([]Head, int) {}
+func (peeks) Miss([]Head, int)   {}
 
 // sharedCounter keeps its state where every instance sees it, like a
 // package-level variable would.
@@ -191,6 +239,36 @@ type sharedCounter struct{ n *int }
 
 func (s sharedCounter) Pick(heads []Head) int { return *s.n % len(heads) }
 func (s sharedCounter) Commit([]Head, int)    { *s.n++ }
+func (s sharedCounter) Miss([]Head, int)      { *s.n++ }
+
+// missPeeks is round robin over the heads whose Miss reads Eligible: it
+// skips one head more when the head missed is flagged eligible.
+type missPeeks struct{ n int }
+
+func (s *missPeeks) Pick(heads []Head) int { return s.n % len(heads) }
+func (s *missPeeks) Commit([]Head, int)    { s.n++ }
+func (s *missPeeks) Miss(heads []Head, i int) {
+	s.n++
+	if heads[i].Eligible {
+		s.n++
+	}
+}
+
+// missMutatesPick is round robin whose Pick, after a Miss and until the
+// next Commit, moves its pointer on every call.
+type missMutatesPick struct {
+	n      int
+	missed bool
+}
+
+func (s *missMutatesPick) Pick(heads []Head) int {
+	if s.missed {
+		s.n++
+	}
+	return s.n % len(heads)
+}
+func (s *missMutatesPick) Commit([]Head, int) { s.n++; s.missed = false }
+func (s *missMutatesPick) Miss([]Head, int)   { s.n++; s.missed = true }
 
 // TestConformanceCatchesBadSchedulers shows that the checker can fail.
 func TestConformanceCatchesBadSchedulers(t *testing.T) {
@@ -206,6 +284,8 @@ func TestConformanceCatchesBadSchedulers(t *testing.T) {
 		{"idles", func() (Scheduler, error) { return idles{}, nil }, "(a)"},
 		{"shared state", func() (Scheduler, error) { return sharedCounter{shared}, nil }, "(d)"},
 		{"reads Eligible", func() (Scheduler, error) { return peeks{}, nil }, "(e)"},
+		{"Miss leaves Pick impure", func() (Scheduler, error) { return &missMutatesPick{}, nil }, "(f)"},
+		{"Miss reads Eligible", func() (Scheduler, error) { return &missPeeks{}, nil }, "(g)"},
 	} {
 		err := checkConformance(tc.newS, seq)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {

@@ -61,6 +61,24 @@ func (s *dtable) Commit(heads []Head, i int) {
 	s.advanceSC(heads[i])
 }
 
+// Miss (table_feedback view) runs the decision's lines 9-25 as Commit does
+// (the deficit the previous SL leaves with is saved, the entry is taken),
+// then treats the SL picked as inactive instead of charging it (line 26):
+// lines 10-13 apply at once, so its accumulated weight and its deficit
+// counter are dropped (a debt too), and no SL stays selected, so the next
+// decision goes to line 19 and serves the next entry of an active SL after
+// this one. The SL's SC pointer moves past the SC picked, as after a send,
+// so its next entry tries its other SCs first.
+func (s *dtable) Miss(heads []Head, i int) {
+	d := s.decide(heads)
+	if d.left >= 0 {
+		s.deficit[d.left] = d.leftDeficit
+	}
+	s.deficit[d.sl] = 0
+	s.cur, s.lastSL, s.acc = d.entry, -1, 0
+	s.advanceSC(heads[i])
+}
+
 // decide runs lines 9-28 of Algorithm 2 without changing anything.
 func (s *dtable) decide(heads []Head) dtDecision {
 	active := activeSLs(heads)

@@ -15,22 +15,24 @@ import (
 // blocked(vl, cycle) says that VL vl's head lacks credits at that cycle. In
 // the eligible view (table false) a blocked head is not shown to the
 // scheduler; in the table view it is shown with Eligible false and a pick
-// of it is a wasted cycle. As at a port, a cycle with no eligible head makes
-// no decision.
+// of it is a wasted cycle. With feedback too (the table_feedback view) a
+// wasted pick is reported to the scheduler by Miss instead of Commit. As at
+// a port, a cycle with no eligible head makes no decision.
 type link struct {
-	cfg     Config
-	s       Scheduler
-	table   bool
-	blocked func(vl, cycle int) bool
-	queues  [][]packet // per VL, FIFO
-	nextSC  []int      // per SL, the CBR source's next SC (index into SCs)
-	sent    []int      // packets sent per SL
-	credits []int      // credits sent per SL
-	waits   []int      // per SL, sum of decisions from arrival to sending
-	heads   []Head
-	wasted  int
-	log     []string // with record: per cycle "VLn" sent, "xVLn" wasted, "-" no decision
-	record  bool
+	cfg      Config
+	s        Scheduler
+	table    bool
+	feedback bool
+	blocked  func(vl, cycle int) bool
+	queues   [][]packet // per VL, FIFO
+	nextSC   []int      // per SL, the CBR source's next SC (index into SCs)
+	sent     []int      // packets sent per SL
+	credits  []int      // credits sent per SL
+	waits    []int      // per SL, sum of decisions from arrival to sending
+	heads    []Head
+	wasted   int
+	log      []string // with record: per cycle "VLn" sent, "xVLn" wasted, "-" no decision
+	record   bool
 }
 
 type packet struct{ sc, arrival int }
@@ -75,7 +77,11 @@ func (l *link) run(sources []source, decisions int) {
 			l.note("-")
 			continue
 		}
-		i, hit := Decide(l.s, l.heads)
+		decide := Decide
+		if l.feedback {
+			decide = DecideFeedback
+		}
+		i, hit := decide(l.s, l.heads)
 		if !hit {
 			l.wasted++
 			l.note(fmt.Sprintf("xVL%d", l.heads[i].VL))

@@ -46,6 +46,13 @@ func (s *rrSL) Commit(heads []Head, i int) {
 	s.nextVL[h.SL] = (h.VL + 1) % s.numVLs
 }
 
+// Miss (table_feedback view) moves the pointers on exactly as Commit does:
+// the SL picked has had its turn and its VL pointer passes the VL that
+// could not send. A round robin has no budget to spare a failed pick and
+// keeps no record of which SLs are active, so learning of the failure
+// changes nothing (seed 000 section 3.1): table_feedback equals table.
+func (s *rrSL) Miss(heads []Head, i int) { s.Commit(heads, i) }
+
 // rrVL is the round-robin output scheduler of seed 002 section 2.1 (OB):
 // the eligible VL that follows the last VL sent, circularly. SLs that use
 // more VLs get more of the link.
@@ -70,6 +77,10 @@ func (s *rrVL) Pick(heads []Head) int {
 }
 
 func (s *rrVL) Commit(heads []Head, i int) { s.last = heads[i].VL }
+
+// Miss (table_feedback view) passes the turn to the next VL, as Commit
+// does: table_feedback equals table for rr_vl.
+func (s *rrVL) Miss(heads []Head, i int) { s.Commit(heads, i) }
 
 // circular maps x into [0, n).
 func circular(x, n int) int { return ((x % n) + n) % n }

@@ -64,6 +64,19 @@ func (s *sbt) Commit(heads []Head, i int) {
 	s.lastVL = heads[i].VL
 }
 
+// Miss (table_feedback view) passes the turn without charging the weight:
+// none of lines 12-27 runs (no charge, no reset, no uncharged send) except
+// that last_vl_selec moves to the VL after the one picked, so the next walk
+// (line 8) starts past it, as if that VL had had no flit (line 9). Its SL
+// keeps its weight; if no other visible head's SL has weight, the walk comes
+// back to the same VL and the next decision picks it again. rr_burst is this
+// scheduler, so it misses the same way.
+func (s *sbt) Miss(heads []Head, i int) {
+	// (VL + 1) mod NumVLs: past the last VL, firstAtOrAfter wraps to the
+	// first head, so the value needs no reduction.
+	s.lastVL = heads[i].VL + 1
+}
+
 // decide runs lines 5-28 of Algorithm 1 without changing anything.
 func (s *sbt) decide(heads []Head) sbtDecision {
 	noWeight := -1 // vl_w_flits_no_weight, as an index into heads

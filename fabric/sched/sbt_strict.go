@@ -80,6 +80,17 @@ func (s *sbtStrict) Commit(heads []Head, i int) {
 	}
 }
 
+// Miss (table_feedback view) passes the turn without charging the weight:
+// the table moves to the entry after the SL picked ("the table is also
+// cycled when the SL in transmission becomes inactive", seed 000 section
+// 3.2) and the SL's VL pointer passes the VL that could not send; no charge
+// and no restore. The SL keeps its weight, so when it is the only active SL
+// with weight the next decision picks it again.
+func (s *sbtStrict) Miss(heads []Head, i int) {
+	sl := heads[i].SL
+	s.cur, s.lastVL[sl] = (sl+1)%len(s.weights), heads[i].VL
+}
+
 // decide applies the prose rule without changing anything.
 func (s *sbtStrict) decide(heads []Head) strictDecision {
 	active := activeSLs(heads)

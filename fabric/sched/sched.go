@@ -9,6 +9,9 @@
 // and the scheduler decides blind to the flag, as the hardware's table
 // walk would. Pick chooses among them without changing any state; Commit
 // applies the decision (Decide does both and tells whether it can send).
+// The table_feedback view shows the same heads, but tells the scheduler
+// after the fact that its pick could not send: Miss instead of Commit
+// (DecideFeedback).
 //
 // Imports: clock and messages only (no goroutines, no wall clock, no RNG).
 package sched
@@ -42,19 +45,44 @@ type Head struct {
 // packet has been granted the link; in the table view for every decision,
 // also one whose head cannot send (a wasted decision: the algorithm's state
 // moves as it would in hardware, which does not know the send failed).
+//
+// Miss(heads, i) replaces Commit in the table_feedback view when heads[i]
+// was picked and could not send: the scheduler learns that its pick failed
+// and takes the path its algorithm has for an SL (or VL) that has nothing
+// to send, without charging it for a transmission (each scheduler documents
+// what that is). Like Commit it must not read Head.Eligible (the port calls
+// it only on a head that is not eligible, so reading the flag adds nothing),
+// must not allocate, and must leave Pick pure (conformance property (f)).
 type Scheduler interface {
 	Pick(heads []Head) int
 	Commit(heads []Head, i int)
+	Miss(heads []Head, i int)
 }
 
-// Decide makes one decision: Pick, then Commit of the same head, whether it
-// can send or not. It returns the head picked and whether it is eligible (a
-// hit; a miss is a wasted decision). The caller guarantees that some head
-// is eligible: with none, the link cannot be used and no decision is made.
+// Decide makes one decision of the eligible and table views: Pick, then
+// Commit of the same head, whether it can send or not. It returns the head
+// picked and whether it is eligible (a hit; a miss is a wasted decision).
+// The caller guarantees that some head is eligible: with none, the link
+// cannot be used and no decision is made.
 func Decide(s Scheduler, heads []Head) (i int, hit bool) {
 	i = s.Pick(heads)
 	s.Commit(heads, i)
 	return i, heads[i].Eligible
+}
+
+// DecideFeedback makes one decision of the table_feedback view: Pick, then
+// Commit if the head picked is eligible (it is sent, a hit) or Miss if it
+// is not (a wasted decision the scheduler is told about). The port, not the
+// scheduler, reads Eligible. When every head is eligible (the eligible
+// view) it is Decide.
+func DecideFeedback(s Scheduler, heads []Head) (i int, hit bool) {
+	i = s.Pick(heads)
+	if hit = heads[i].Eligible; hit {
+		s.Commit(heads, i)
+	} else {
+		s.Miss(heads, i)
+	}
+	return i, hit
 }
 
 // SL describes one service level as the schedulers need it.
