@@ -67,52 +67,79 @@ func lookupAllocator(name string) (allocInfo, error) {
 type outReq struct {
 	e      entry
 	q      int32 // the queue it came from
-	alone  bool  // the destination may hold it (see source.next)
+	id     int32 // the request's number (messages.Msg.Tag)
+	alone  bool  // the destination may hold it (see nextPipelined)
 	cancel bool  // a cancel of it is on its way
 }
 
-// pickFree returns the queue whose head is ready at now and has no request
-// in flight, round-robin after the last one picked, or -1.
-func (s *source) pickFree(now clock.Cycle) int {
+// pickReady returns the queue whose head is ready at now and may be
+// requested (pipelinable), round-robin after the last one picked, or -1;
+// never queue skip.
+func (s *source) pickReady(now clock.Cycle, skip int) int {
 	n := len(s.q)
 	for k := 0; k < n; k++ {
 		q := (s.vaNext + k) % n
-		if !s.busy[q] && s.q[q].Len() > 0 && s.q[q].Front().Ready <= now {
+		if q != skip && s.q[q].Len() > 0 && s.q[q].Front().Ready <= now && s.pipelinable(q) {
 			return q
 		}
 	}
 	return -1
 }
 
-// nextFreeReady is the earliest Ready among the heads of the queues with no
-// request in flight (clock.Never if none).
-func (s *source) nextFreeReady() clock.Cycle {
-	t := clock.Never
-	for q := range s.q {
-		if !s.busy[q] && s.q[q].Len() > 0 {
-			t = clock.Min(t, s.q[q].Front().Ready)
+// destOf names the destination arbiter of a packet: its output port, or -1
+// for the central buffer pair of an input buffer's MPort.
+func (s *source) destOf(e *entry) int32 {
+	if s.mport >= 0 && int(e.Out)/4 != s.mport {
+		return -1
+	}
+	return e.Out
+}
+
+// pipelinable reports whether queue q's head may be requested now: a queue
+// sends its packets in order (a VL is a FIFO), so it may have several
+// requests in flight only toward one destination, which answers them in
+// order; the head of a queue with a request in flight elsewhere waits, and
+// so does a queue with a refused request whose followers are in flight.
+func (s *source) pipelinable(q int) bool {
+	if s.held[q] {
+		if s.inFlight(q) {
+			return false
+		}
+		s.held[q] = false
+	}
+	d := s.destOf(s.q[q].Front())
+	for i := range s.outs {
+		if int(s.outs[i].q) == q && s.destOf(&s.outs[i].e) != d {
+			return false
 		}
 	}
-	return t
+	return true
 }
 
 // nextPipelined decides what the input arbiter of a pipelined source does
 // at now: request the head of a queue for the next free window of its read
 // port, withdraw a held request, or nothing. speed is the crossbar speed of
 // its transfers; wake is when it must look again if nothing arrives.
+//
+// Several packets of one queue may have requests in flight, all toward one
+// destination (pipelinable). That destination refuses every request of the
+// queue sent after a refused one and before the source heard of that
+// refusal (reqQueue.behindRefusal), and the source puts refused packets back
+// in their order of arrival, so a queue's packets leave in order.
 func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messages.Msg, send bool, wake clock.Cycle) {
 	if n := len(s.outs); n > 0 && s.outs[n-1].alone {
 		// A held request may be granted for any later start, so nothing is
-		// booked after it; withdraw it when another queue has a packet ready.
+		// booked after it; withdraw it when another queue has a packet
+		// ready (packets behind it in its own queue wait, as in any FIFO).
 		o := &s.outs[n-1]
 		if o.cancel {
 			return m, false, clock.Never
 		}
-		if s.pickFree(now) >= 0 {
+		if s.pickReady(now, int(o.q)) >= 0 {
 			o.cancel = true
-			return messages.Msg{Kind: messages.KindCancel, Tag: o.q}, true, clock.Never
+			return messages.Msg{Kind: messages.KindCancel, Tag: o.id, Queue: o.q}, true, clock.Never
 		}
-		return m, false, s.nextFreeReady()
+		return m, false, s.nextReady()
 	}
 	at := p.lambda + p.mu
 	if p.depth > 0 && len(s.outs) >= p.depth {
@@ -121,70 +148,127 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 	if horizon := now + at + p.lookahead; s.readFree > horizon {
 		return m, false, s.readFree - at - p.lookahead
 	}
-	q := s.pickFree(now)
+	q := s.pickReady(now, -1)
 	if q < 0 {
-		return m, false, s.nextFreeReady()
+		return m, false, s.nextReady()
 	}
 	s.vaNext = (q + 1) % len(s.q)
-	s.busy[q] = true
 	e := s.q[q].Pop()
 	start := clock.Max(now+at, s.readFree)
 	tailOut := transfer(start, e.Pkt.Flits, speed, e.TailAvail)
-	alone := s.pickFree(now) < 0
-	s.outs = append(s.outs, outReq{e: e, q: int32(q), alone: alone})
+	alone := s.pickReady(now, -1) < 0
+	id := s.nextID
+	s.nextID++
+	s.outs = append(s.outs, outReq{e: e, q: int32(q), id: id, alone: alone})
 	pk := e.Pkt
 	pk.SC, pk.VL = e.NextSC, e.NextVL // what it carries past this buffer
 	m = messages.Msg{Kind: messages.KindRequest, VL: int32(e.NextVL), Out: e.Out, Ready: start, TailAvail: e.TailAvail,
-		Tag: int32(q), Alone: alone, Pkt: pk}
+		Tag: id, Queue: int32(q), Alone: alone, Pkt: pk}
 	if !alone {
 		m.Deadline = start - p.mu
 		s.readFree = tailOut + 1
 	}
-	wake = clock.Max(now+1, s.nextFreeReady())
+	wake = clock.Max(now+1, s.nextReady())
 	if s.readFree > now+at+p.lookahead {
 		wake = clock.Max(wake, s.readFree-at-p.lookahead)
 	}
 	return m, true, wake
 }
 
-// outIndex finds the request in flight for queue q.
-func (s *source) outIndex(q int32) int {
+// outIndex finds the request in flight numbered id.
+func (s *source) outIndex(id int32) int {
 	for i := range s.outs {
-		if s.outs[i].q == q {
+		if s.outs[i].id == id {
 			return i
 		}
 	}
-	panic(fmt.Sprintf("allocator: an answer for queue %d, which has no request in flight", q))
+	panic(fmt.Sprintf("allocator: an answer for request %d, which is not in flight", id))
 }
 
 func (s *source) dropOut(i int) outReq {
 	o := s.outs[i]
 	s.outs = append(s.outs[:i], s.outs[i+1:]...)
-	s.busy[o.q] = false
 	return o
 }
 
-// grantedPipelined records the grant of the request for queue g.Tag.
+// grantedPipelined records the grant of request g.Tag.
 func (s *source) grantedPipelined(g *messages.Msg) {
 	o := s.dropOut(s.outIndex(g.Tag))
 	s.readFree = clock.Max(s.readFree, g.TailOut+1)
 	s.rel.Insert(release{At: g.TailOut + 1, VL: o.q, Credits: o.e.Pkt.Credits})
 }
 
-// refusedPipelined puts the refused packet back at the head of its queue.
+// refusedPipelined puts the refused packet back in its queue, among the
+// other refused ones at the front in order of arrival. The queue sends no
+// new request while requests it sent before are still in flight (they are
+// behind the refused packet and will be refused too).
 func (s *source) refusedPipelined(g *messages.Msg) {
 	o := s.dropOut(s.outIndex(g.Tag))
-	s.q[o.q].PushFront(o.e)
+	s.q[o.q].InsertBySeq(o.e)
+	s.held[o.q] = s.inFlight(int(o.q))
+}
+
+// inFlight reports whether queue q has a request in flight.
+func (s *source) inFlight(q int) bool {
+	for i := range s.outs {
+		if int(s.outs[i].q) == q {
+			return true
+		}
+	}
+	return false
+}
+
+// headOf is the oldest packet of queue q: the first one in flight from it,
+// or its head (nil if it has none).
+func (s *source) headOf(q int) *entry {
+	for i := range s.outs {
+		if int(s.outs[i].q) == q {
+			return &s.outs[i].e
+		}
+	}
+	if s.q[q].Len() > 0 {
+		return s.q[q].Front()
+	}
+	return nil
 }
 
 // reqQueue holds the requests waiting at a pipelined destination arbiter,
 // per source slot in arrival order.
 type reqQueue struct {
-	bySlot [][]pending
-	count  int
+	bySlot    [][]pending
+	count     int
+	refusedAt map[[2]int32]refusal // (slot, source queue) -> last refusal
 }
 
-func newReqQueue(slots int) reqQueue { return reqQueue{bySlot: make([][]pending, slots)} }
+// refusal is when a destination refused a request, and the request's number.
+type refusal struct {
+	at  clock.Cycle
+	tag int32
+}
+
+func newReqQueue(slots int) reqQueue {
+	return reqQueue{bySlot: make([][]pending, slots), refusedAt: map[[2]int32]refusal{}}
+}
+
+// refuse answers request m of slot with a refusal at now. A request behind
+// an earlier refusal (behindRefusal) is refused with it; any other refusal
+// is recorded, so that the requests sent after m from the same queue for
+// the same output before its source hears of it are refused too.
+func (r *reqQueue) refuse(p *params, slot int, m *messages.Msg, now clock.Cycle, from messages.CompID, out *Outbox) {
+	if !r.behindRefusal(p, slot, m) {
+		r.refusedAt[[2]int32{int32(slot), m.Queue}] = refusal{at: now, tag: m.Tag}
+	}
+	out.Send(nack(p, m, now, from))
+}
+
+// behindRefusal reports whether request m of slot was sent after a request
+// of the same queue that was refused here, and before its source heard of
+// that refusal: its packet is behind the refused one, and it must be
+// refused too, so that the queue's packets leave in order.
+func (r *reqQueue) behindRefusal(p *params, slot int, m *messages.Msg) bool {
+	x, ok := r.refusedAt[[2]int32{int32(slot), m.Queue}]
+	return ok && m.Tag-x.tag > 0 && m.At-p.lambda < x.at+p.mu
+}
 
 func (r *reqQueue) add(slot int, m *messages.Msg) {
 	r.bySlot[slot] = append(r.bySlot[slot], pending{valid: true, msg: *m})
@@ -206,18 +290,30 @@ func (r *reqQueue) cancel(slot int, tag int32) (messages.Msg, bool) {
 }
 
 // first returns the first request, round-robin over the slots from next
-// and in arrival order within a slot, for which ok holds.
-func (r *reqQueue) first(next int, ok func(*messages.Msg) bool) (slot, idx int) {
+// and in arrival order within a slot, for which ok holds. Only the oldest
+// request of each source queue is a candidate: a queue's packets are
+// granted in order.
+func (r *reqQueue) first(next int, ok func(int, *messages.Msg) bool) (slot, idx int) {
 	n := len(r.bySlot)
 	for k := 0; k < n; k++ {
 		s := (next + k) % n
-		for i := range r.bySlot[s] {
-			if ok(&r.bySlot[s][i].msg) {
+		list := r.bySlot[s]
+		for i := range list {
+			if !olderOfQueue(list[:i], list[i].msg.Queue) && ok(s, &list[i].msg) {
 				return s, i
 			}
 		}
 	}
 	return -1, -1
+}
+
+func olderOfQueue(list []pending, q int32) bool {
+	for i := range list {
+		if list[i].msg.Queue == q {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *reqQueue) take(slot, idx int) messages.Msg {
@@ -229,11 +325,11 @@ func (r *reqQueue) take(slot, idx int) messages.Msg {
 
 // sweep removes, in slot and arrival order, the requests for which drop
 // holds, calling it once per request.
-func (r *reqQueue) sweep(drop func(*messages.Msg) bool) {
+func (r *reqQueue) sweep(drop func(int, *messages.Msg) bool) {
 	for s := range r.bySlot {
 		list := r.bySlot[s][:0]
 		for _, p := range r.bySlot[s] {
-			if drop(&p.msg) {
+			if drop(s, &p.msg) {
 				r.count--
 				continue
 			}

@@ -68,7 +68,8 @@ type allocWatch struct {
 	writes   map[int64][][2]clock.Cycle // output port -> transfers into it
 	grants   int
 	nacks    int
-	late     int // grants of a booked request that do not start at the booking
+	late     int                     // grants of a booked request that do not start at the booking
+	granted  map[[5]int64][][2]int64 // (input buffer's MPort, slot, queue, source NIC, SL) -> (start, packet) of each grant
 }
 
 func (w *allocWatch) see(m *messages.Msg) bool {
@@ -98,6 +99,10 @@ func (w *allocWatch) see(m *messages.Msg) bool {
 		if m.Start < m.At {
 			w.t.Errorf("transfer starts at %d, before its grant arrives at %d", m.Start, m.At)
 		}
+		if mp, fromInput := w.n.Comps[m.Dst].(*MPort); fromInput && w.fromNIC(mp, int(m.Slot%4)) {
+			key := [5]int64{int64(m.Dst), int64(m.Slot % 4), int64(r.Queue), int64(r.Pkt.Src), int64(r.Pkt.SL)}
+			w.granted[key] = append(w.granted[key], [2]int64{int64(m.Start), int64(r.Pkt.ID)})
+		}
 		src := [2]int64{int64(m.Dst), int64(m.Slot)}
 		w.reads[src] = append(w.reads[src], [2]clock.Cycle{m.Start, m.TailOut})
 		if _, isOut := w.n.Comps[m.Src].(*OutputPort); isOut {
@@ -105,6 +110,13 @@ func (w *allocWatch) see(m *messages.Msg) bool {
 		}
 	}
 	return false
+}
+
+// fromNIC reports whether input buffer i of mp is fed by a NIC (whose
+// packets of one SL and VL arrive in the order of their IDs).
+func (w *allocWatch) fromNIC(mp *MPort, i int) bool {
+	_, ok := w.n.Comps[mp.upComp[i]].(*NIC)
+	return mp.wired[i] && ok
 }
 
 // overlaps reports the first two transfers of a port that overlap.
@@ -123,7 +135,10 @@ func overlaps(xs [][2]clock.Cycle) string {
 // buffer's read port never moves two packets at once, an output buffer's
 // write port never takes two at once, a grant never starts a transfer
 // before it arrives, a booked (pipelined) request starts exactly at its
-// booking, and flits and credits are conserved.
+// booking, an input buffer's VL sends its packets in the order they came
+// (checked on the input buffers fed by NICs, where a NIC's packets of one
+// SL arrive in the order of their IDs), and flits and credits are
+// conserved.
 func TestAllocatorConformance(t *testing.T) {
 	torus := Default()
 	torus.Topology = TopologyConfig{Kind: "torus", Dims: []int{3, 2}, NICsPerSwitch: 4, Trunk: 2}
@@ -139,7 +154,7 @@ func TestAllocatorConformance(t *testing.T) {
 					t.Fatal(err)
 				}
 				w := &allocWatch{t: t, n: n, requests: map[[3]int64]messages.Msg{}, reads: map[[2]int64][][2]clock.Cycle{},
-					writes: map[int64][][2]clock.Cycle{}}
+					writes: map[int64][][2]clock.Cycle{}, granted: map[[5]int64][][2]int64{}}
 				o := runSequential(context.Background(), n, Hooks{}, w.see)
 				if probs := n.CheckConservation(o.InFlight); len(probs) > 0 {
 					t.Fatalf("conservation: %v", probs[:min(3, len(probs))])
@@ -152,6 +167,15 @@ func TestAllocatorConformance(t *testing.T) {
 				for dst, xs := range w.writes {
 					if s := overlaps(xs); s != "" {
 						t.Fatalf("output port %d takes two packets at once: %s", dst, s)
+					}
+				}
+				for key, gs := range w.granted {
+					sort.Slice(gs, func(i, j int) bool { return gs[i][0] < gs[j][0] })
+					for i := 1; i < len(gs); i++ {
+						if gs[i][1] < gs[i-1][1] {
+							t.Fatalf("input buffer %v: packet %d leaves at %d after packet %d of the same NIC and SL: a VL is a FIFO",
+								key, gs[i][1], gs[i][0], gs[i-1][1])
+						}
 					}
 				}
 				if w.late > 0 {

@@ -44,7 +44,7 @@ func newCentralCrossbar(p *params, id messages.CompID, sw, mports int) *CentralC
 		c.preq[mp] = newReqQueue(4)
 	}
 	for b := range c.buf {
-		c.buf[b] = centralBuffer{source: newSource(p.lanes), space: newSpace(p.lanes, p.centralCap, p.excl, p.maxVL)}
+		c.buf[b] = centralBuffer{source: newSource(p.lanes, -1), space: newSpace(p.lanes, p.centralCap, p.excl, p.maxVL)}
 	}
 	return c
 }
@@ -69,7 +69,7 @@ func (c *CentralCrossbar) apply(m *messages.Msg, out *Outbox) {
 	case messages.KindCancel:
 		if c.p.pipelined {
 			if r, ok := c.preq[m.Slot/4].cancel(int(m.Slot%4), m.Tag); ok {
-				out.Send(nack(c.p, &r, m.At, c.id))
+				c.preq[m.Slot/4].refuse(c.p, int(m.Slot%4), &r, m.At, c.id, out)
 			}
 			break
 		}
@@ -187,8 +187,9 @@ func (c *CentralCrossbar) arbitratePipelined(mp, b0, b1 int, now clock.Cycle, ou
 	}
 	for _, b := range []int{b0, b1} {
 		cb := &c.buf[b]
-		slot, idx := r.first(cb.arbNext, func(m *messages.Msg) bool {
-			return !expired(c.p, m, now, cb.writeFree) && cb.writeFree <= startOf(c.p, m, now) && cb.space.Fits(int(m.VL), m.Pkt.Credits)
+		slot, idx := r.first(cb.arbNext, func(slot int, m *messages.Msg) bool {
+			return !expired(c.p, m, now, cb.writeFree) && cb.writeFree <= startOf(c.p, m, now) &&
+				cb.space.Fits(int(m.VL), m.Pkt.Credits) && !r.behindRefusal(c.p, slot, m)
 		})
 		if slot < 0 {
 			continue
@@ -199,10 +200,11 @@ func (c *CentralCrossbar) arbitratePipelined(mp, b0, b1 int, now clock.Cycle, ou
 	}
 	p0, p1 := &c.buf[2*mp], &c.buf[2*mp+1]
 	booked := false
-	r.sweep(func(m *messages.Msg) bool {
+	r.sweep(func(slot int, m *messages.Msg) bool {
 		vl, n := int(m.VL), m.Pkt.Credits
-		if expired(c.p, m, now, min(p0.writeFree, p1.writeFree)) || !m.Alone && !p0.space.Fits(vl, n) && !p1.space.Fits(vl, n) {
-			out.Send(nack(c.p, m, now, c.id))
+		if expired(c.p, m, now, min(p0.writeFree, p1.writeFree)) || !m.Alone && !p0.space.Fits(vl, n) && !p1.space.Fits(vl, n) ||
+			r.behindRefusal(c.p, slot, m) {
+			r.refuse(c.p, slot, m, now, c.id, out)
 			return true
 		}
 		booked = booked || m.Deadline != 0
@@ -221,7 +223,7 @@ func (c *CentralCrossbar) grantInto(mp, b int, m *messages.Msg, now clock.Cycle,
 	cb := &c.buf[b]
 	e, g := grantTo(c.p, m, now, c.p.mportSpeed, c.p.xMPort, c.id)
 	cb.space.Take(int(m.VL), m.Pkt.Credits)
-	cb.q[m.VL].Push(e)
+	cb.push(int(m.VL), e)
 	cb.writeFree = g.TailOut + 1
 	c.Accepted++
 	out.Send(g)

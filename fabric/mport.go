@@ -21,12 +21,24 @@ type source struct {
 	rel      releases
 
 	// Pipelined allocation (alloc.go): the requests in flight, in the order
-	// sent, and which queues have one.
-	outs []outReq
-	busy []bool
+	// sent, the number of the next one, and the next arrival's Seq.
+	outs   []outReq
+	nextID int32
+	seq    uint32
+	mport  int    // an input buffer's MPort (its local outputs); -1 for a central buffer
+	held   []bool // per queue: refused, with later requests still in flight
 }
 
-func newSource(queues int) source { return source{q: make([]fifo, queues), busy: make([]bool, queues)} }
+func newSource(queues, mport int) source {
+	return source{q: make([]fifo, queues), mport: mport, held: make([]bool, queues)}
+}
+
+// push queues a packet that arrived in queue q.
+func (s *source) push(q int, e entry) {
+	e.Seq = s.seq
+	s.seq++
+	s.q[q].Push(e)
+}
 
 // pick returns the VL whose head is ready at now, round-robin after the
 // last one picked, or -1; never VL skip.
@@ -87,7 +99,8 @@ func (s *source) request(vl int) messages.Msg {
 	e := &s.inflight
 	pk := e.Pkt
 	pk.SC, pk.VL = e.NextSC, e.NextVL // what it carries past this buffer
-	return messages.Msg{Kind: messages.KindRequest, VL: int32(e.NextVL), Out: e.Out, Ready: s.readFree, TailAvail: e.TailAvail, Pkt: pk}
+	return messages.Msg{Kind: messages.KindRequest, VL: int32(e.NextVL), Out: e.Out, Ready: s.readFree, TailAvail: e.TailAvail,
+		Queue: int32(vl), Pkt: pk}
 }
 
 // refused puts the requested packet back at the head of its VL; the input
@@ -129,7 +142,7 @@ type MPort struct {
 func newMPort(p *params, id messages.CompID, sw, index int) *MPort {
 	m := &MPort{core: newCore(id, 4), p: p, sw: sw, index: index}
 	for i := range m.ibuf {
-		m.ibuf[i] = newSource(p.vls)
+		m.ibuf[i] = newSource(p.vls, index)
 		m.occ[i] = newSpace(p.vls, p.inCap, p.excl, p.maxVL)
 	}
 	return m
@@ -171,7 +184,7 @@ func (m *MPort) arrive(msg *messages.Msg) {
 	out, nextSC := m.p.router.Route(m.sw, port, int(pk.Dst), int(pk.SC))
 	ready := pk.Head + m.p.sbIn + m.p.rt
 	nextVL := m.p.sc2vl[nextSC]
-	m.ibuf[i].q[pk.VL].Push(entry{Pkt: pk, Ready: ready, TailAvail: pk.Tail + m.p.sbIn,
+	m.ibuf[i].push(int(pk.VL), entry{Pkt: pk, Ready: ready, TailAvail: pk.Tail + m.p.sbIn,
 		Out: int32(out), NextSC: uint8(nextSC), NextVL: nextVL,
 		Lane: uint16(int(m.p.classOf[m.sw][out])*m.p.vls + int(nextVL))})
 	m.occ[i].Take(int(pk.VL), pk.Credits)

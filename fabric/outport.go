@@ -91,7 +91,7 @@ func (o *OutputPort) apply(m *messages.Msg, out *Outbox) {
 	case messages.KindCancel:
 		if o.p.pipelined {
 			if r, ok := o.preq.cancel(int(m.Slot), m.Tag); ok {
-				out.Send(nack(o.p, &r, m.At, o.id))
+				o.preq.refuse(o.p, int(m.Slot), &r, m.At, o.id, out)
 			}
 			break
 		}
@@ -153,8 +153,9 @@ func (o *OutputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
 	if r.count == 0 {
 		return
 	}
-	slot, idx := r.first(o.arbNext, func(m *messages.Msg) bool {
-		return !expired(o.p, m, now, o.writeFree) && o.writeFree <= startOf(o.p, m, now) && o.space.Fits(int(m.VL), m.Pkt.Credits)
+	slot, idx := r.first(o.arbNext, func(slot int, m *messages.Msg) bool {
+		return !expired(o.p, m, now, o.writeFree) && o.writeFree <= startOf(o.p, m, now) &&
+			o.space.Fits(int(m.VL), m.Pkt.Credits) && !r.behindRefusal(o.p, slot, m)
 	})
 	if slot >= 0 {
 		m := r.take(slot, idx)
@@ -162,9 +163,9 @@ func (o *OutputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
 		o.arbNext = (slot + 1) % len(r.bySlot)
 	}
 	booked := false
-	r.sweep(func(m *messages.Msg) bool {
-		if expired(o.p, m, now, o.writeFree) || !m.Alone && !o.space.Fits(int(m.VL), m.Pkt.Credits) {
-			out.Send(nack(o.p, m, now, o.id))
+	r.sweep(func(slot int, m *messages.Msg) bool {
+		if expired(o.p, m, now, o.writeFree) || !m.Alone && !o.space.Fits(int(m.VL), m.Pkt.Credits) || r.behindRefusal(o.p, slot, m) {
+			r.refuse(o.p, slot, m, now, o.id, out)
 			return true
 		}
 		booked = booked || m.Deadline != 0

@@ -16,6 +16,7 @@ type entry struct {
 	NextSC    uint8
 	NextVL    uint8
 	Lane      uint16 // input buffer: the central buffer lane it takes if it crosses (class of Out · VLs + NextVL)
+	Seq       uint32 // order of arrival in its buffer (a refused packet goes back in this order)
 }
 
 // fifo is a growable ring of entries: one per VL per buffer.
@@ -51,6 +52,15 @@ func (q *fifo) Pop() entry {
 	q.head = (q.head + 1) % len(q.buf)
 	q.size--
 	return e
+}
+
+// InsertBySeq puts e back among the refused packets at the front, in order
+// of Seq (every packet behind them arrived later).
+func (q *fifo) InsertBySeq(e entry) {
+	q.PushFront(e)
+	for i := 0; i+1 < q.size && q.At(i).Seq > q.At(i+1).Seq; i++ {
+		*q.At(i), *q.At(i + 1) = *q.At(i + 1), *q.At(i)
+	}
 }
 
 // At returns the i-th entry from the front.

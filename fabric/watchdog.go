@@ -211,10 +211,13 @@ func (n *Network) forQueues(f func(queueRef)) {
 			q.idx, q.head, q.queued = i, nil, s.q[i].Len()
 			if s.waiting && s.inq == i {
 				q.head, q.queued = &s.inflight, q.queued+1
-			} else if s.busy[i] {
-				q.head, q.queued = &s.outs[s.outIndex(int32(i))].e, q.queued+1
-			} else if s.q[i].Len() > 0 {
-				q.head = s.q[i].Front()
+			} else {
+				q.head = s.headOf(i)
+				for _, o := range s.outs {
+					if int(o.q) == i {
+						q.queued++
+					}
+				}
 			}
 			f(q)
 		}

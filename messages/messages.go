@@ -88,7 +88,8 @@ type Msg struct {
 	Count int32 // credit: number of credits
 	Out   int32 // request: the switch output port the packet is routed to
 	Alone bool  // request: the source has no packet ready on another VL, so it may wait here
-	Tag   int32 // request, grant, refusal, cancel: the source's queue the request is for (pipelined allocation)
+	Tag   int32 // request, grant, refusal, cancel: the source's number for the request (pipelined allocation)
+	Queue int32 // request: the source's queue (VL or central lane) the packet comes from (pipelined allocation)
 
 	// Request: Deadline is the last cycle the destination may decide on it
 	// (the source has booked its read port from Ready on, and the transfer
