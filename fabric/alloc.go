@@ -175,6 +175,21 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 	return m, true, wake
 }
 
+// nextRequest is the input arbiter's decision at now under the run's
+// allocator (see next and nextPipelined), with the packet the message is
+// about: the one requested, or whose request is withdrawn.
+func (s *source) nextRequest(now clock.Cycle, p *params, speed int32) (m messages.Msg, send bool, wake clock.Cycle, e *entry) {
+	if !p.pipelined {
+		m, send, wake = s.next(now)
+		return m, send, wake, &s.inflight
+	}
+	m, send, wake = s.nextPipelined(now, p, speed)
+	if len(s.outs) > 0 {
+		e = &s.outs[len(s.outs)-1].e
+	}
+	return m, send, wake, e
+}
+
 // outIndex finds the request in flight numbered id.
 func (s *source) outIndex(id int32) int {
 	for i := range s.outs {

@@ -243,18 +243,7 @@ func (c *CentralCrossbar) anyRequest(mp int) bool {
 // of its next packet.
 func (c *CentralCrossbar) request(b int, now clock.Cycle, out *Outbox) {
 	s := &c.buf[b].source
-	var req messages.Msg
-	var send bool
-	var wake clock.Cycle
-	e := &s.inflight
-	if c.p.pipelined {
-		req, send, wake = s.nextPipelined(now, c.p, c.p.centralSpeed)
-		if len(s.outs) > 0 {
-			e = &s.outs[len(s.outs)-1].e
-		}
-	} else {
-		req, send, wake = s.next(now)
-	}
+	req, send, wake, e := s.nextRequest(now, c.p, c.p.centralSpeed)
 	if wake != clock.Never {
 		c.at(wake, int32(c.mports+b))
 	}

@@ -203,18 +203,7 @@ func (m *MPort) eval(unit int32, now clock.Cycle, out *Outbox) {
 	if s.rel.Len() > 0 {
 		m.at(s.rel.At(0).At, unit)
 	}
-	var req messages.Msg
-	var send bool
-	var wake clock.Cycle
-	e := &s.inflight
-	if m.p.pipelined {
-		req, send, wake = s.nextPipelined(now, m.p, m.p.mportSpeed)
-		if len(s.outs) > 0 {
-			e = &s.outs[len(s.outs)-1].e
-		}
-	} else {
-		req, send, wake = s.next(now)
-	}
+	req, send, wake, e := s.nextRequest(now, m.p, m.p.mportSpeed)
 	if wake != clock.Never {
 		m.at(wake, unit)
 	}

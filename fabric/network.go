@@ -54,7 +54,7 @@ func Build(cfg Config, reg *sched.Registry) (*Network, error) {
 	if err != nil {
 		return nil, fmt.Errorf("topology: %w", err)
 	}
-	r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, scTables(&cfg), spec.Options)
+	r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, cfg.SCTables(), spec.Options)
 	if err != nil {
 		return nil, fmt.Errorf("topology.routing: %w", err)
 	}
@@ -116,9 +116,9 @@ func checkCentralLanes(cfg *Config, classes int) error {
 	return p
 }
 
-// scTables gives the routing the SL/SC tables (a torus' dateline switches
-// a packet to the second SC of its SL).
-func scTables(cfg *Config) topo.SCTables {
+// SCTables gives the routing the SL/SC tables of the config (a torus'
+// dateline switches a packet to the second SC of its SL).
+func (cfg *Config) SCTables() topo.SCTables {
 	t := topo.SCTables{SC2SL: make([]int, len(cfg.QoS.SC2VL))}
 	for i, sl := range cfg.QoS.SLs {
 		t.SL2SC = append(t.SL2SC, sl.SCs)

@@ -59,7 +59,8 @@ func newTopoCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, scTablesOf(fabric.Default()), spec.Options)
+			def := fabric.Default() // the loads do not depend on the SC tables: every SC takes the same path
+			r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, def.SCTables(), spec.Options)
 			if err != nil {
 				return err
 			}
@@ -95,19 +96,6 @@ func routingName(spec topo.Spec) string {
 		trunks = topo.TrunkSelects()[0]
 	}
 	return fmt.Sprintf("dor (ties %s, trunk members %s)", ties, trunks)
-}
-
-// scTablesOf are the SL/SC tables of cfg, as a run gives them to the
-// routing (the loads do not depend on them: every SC takes the same path).
-func scTablesOf(cfg fabric.Config) topo.SCTables {
-	t := topo.SCTables{SC2SL: make([]int, len(cfg.QoS.SC2VL))}
-	for i, sl := range cfg.QoS.SLs {
-		t.SL2SC = append(t.SL2SC, sl.SCs)
-		for _, sc := range sl.SCs {
-			t.SC2SL[sc] = i
-		}
-	}
-	return t
 }
 
 // demandOf is the traffic matrix of a pattern on n NICs, and its
