@@ -57,3 +57,21 @@ func TestWatchdogStopsABlockedNetwork(t *testing.T) {
 		t.Errorf("deadlock-free ring: blocked %v, accepted %.3f, conservation %v", r.Blocked, r.AcceptedThroughput, r.ConservationOK)
 	}
 }
+
+// TestWatchdogIgnoresCongestion: behind a hot spot (half of all messages
+// to one NIC, far past what its link takes) buffer heads wait for many
+// thousands of cycles, but every chain of waits ends at that NIC, which
+// drains: no cycle, so the partial-deadlock watchdog must not stop the run,
+// even with a limit far below the waits.
+func TestWatchdogIgnoresCongestion(t *testing.T) {
+	cfg := Default()
+	cfg.Traffic.Pattern, cfg.Traffic.HotSpot, cfg.Traffic.HotSpotPercent, cfg.Traffic.Load = "hot_spot", 5, 50, 0.8
+	cfg.Cycles, cfg.Warmup, cfg.Watchdog = 40000, 0, 1000
+	_, r := run(t, cfg)
+	if r.Blocked {
+		t.Fatalf("congestion taken for a deadlock: %v", r.Stuck)
+	}
+	if r.NetworkLatency.MaxCycles < 5*cfg.Watchdog {
+		t.Errorf("the hot spot did not congest: longest network latency %d cycles", r.NetworkLatency.MaxCycles)
+	}
+}
