@@ -139,7 +139,7 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 			o.cancel = true
 			return messages.Msg{Kind: messages.KindCancel, Tag: o.id, Queue: o.q}, true, clock.Never
 		}
-		return m, false, s.nextReady()
+		return m, false, s.nextPipelinable(int(o.q))
 	}
 	at := p.lambda + p.mu
 	if p.depth > 0 && len(s.outs) >= p.depth {
@@ -150,7 +150,7 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 	}
 	q := s.pickReady(now, -1)
 	if q < 0 {
-		return m, false, s.nextReady()
+		return m, false, s.nextPipelinable(-1)
 	}
 	s.vaNext = (q + 1) % len(s.q)
 	e := s.q[q].Pop()
@@ -168,11 +168,25 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 		m.Deadline = start - p.mu
 		s.readFree = tailOut + 1
 	}
-	wake = clock.Max(now+1, s.nextReady())
+	wake = clock.Max(now+1, s.nextPipelinable(-1))
 	if s.readFree > now+at+p.lookahead {
 		wake = clock.Max(wake, s.readFree-at-p.lookahead)
 	}
 	return m, true, wake
+}
+
+// nextPipelinable is the earliest Ready among the heads of the queues that
+// may be requested (pipelinable), never queue skip; clock.Never if none. A
+// queue that may not be requested now becomes requestable only when an
+// answer arrives, which evaluates the source anyway.
+func (s *source) nextPipelinable(skip int) clock.Cycle {
+	t := clock.Never
+	for q := range s.q {
+		if q != skip && s.q[q].Len() > 0 && s.q[q].Front().Ready < t && s.pipelinable(q) {
+			t = s.q[q].Front().Ready
+		}
+	}
+	return t
 }
 
 // nextRequest is the input arbiter's decision at now under the run's
