@@ -20,15 +20,16 @@ const (
 	// next only when the answer has arrived, so its read port idles for the
 	// whole AT between transfers. Kept for comparison with the first model.
 	AllocSerial = "serial"
-	// AllocPipelined: a source books its read port ahead: it may have one
-	// request in flight per queue (VL or central lane), each for a transfer
-	// window that starts right after the windows already booked (and not
-	// before AT from now), while the booked windows reach less than AT plus
-	// a lookahead of AT into the future. A destination grants a request
-	// only for its booked start, or refuses it (no room, the write port is
-	// taken then, or the start can no longer be met); an "alone" request
-	// (no other queue of the source has a packet ready) may be held as in
-	// the serial allocator. Zero-load timing is the serial one.
+	// AllocPipelined: a source books its read port ahead: each request is
+	// for the next free transfer window (not before AT from now), while the
+	// booked windows reach less than AT plus a lookahead of AT into the
+	// future; a queue (VL or central lane) may have several requests in
+	// flight toward one destination, which grants them in order. A
+	// destination grants a request only for its booked start, or refuses it
+	// (no room, the write port is taken then, or the start can no longer be
+	// met); an "alone" request (no other queue of the source has a packet
+	// ready) may be held as in the serial allocator. Zero-load timing is the
+	// serial one.
 	AllocPipelined = "pipelined"
 )
 
@@ -36,12 +37,11 @@ const (
 type allocInfo struct {
 	name      string
 	pipelined bool
-	doc       string
 }
 
 var allocators = []allocInfo{
-	{name: AllocPipelined, pipelined: true, doc: "sources book read-port windows ahead, one request in flight per VL (default)"},
-	{name: AllocSerial, doc: "one request in flight per buffer; the read port idles for AT between transfers"},
+	{name: AllocPipelined, pipelined: true},
+	{name: AllocSerial},
 }
 
 // AllocatorNames lists the allocators, sorted.

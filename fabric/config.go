@@ -67,7 +67,7 @@ type SwitchConfig struct {
 	CentralSpeedup     int           `yaml:"central_speedup" json:"central_speedup"` // flits/cycle out of the central crossbar
 	CentralClasses     string        `yaml:"central_classes" json:"central_classes"` // lanes of a central buffer: topo.CentralByDirection or topo.CentralByVL
 	Allocator          string        `yaml:"allocator" json:"allocator"`             // AllocPipelined or AllocSerial
-	AllocatorDepth     int           `yaml:"allocator_depth" json:"allocator_depth"` // pipelined: most requests in flight per buffer; 0 = one per VL
+	AllocatorDepth     int           `yaml:"allocator_depth" json:"allocator_depth"` // pipelined: most requests in flight per buffer; 0 = no limit but the booking lookahead
 	Latency            LatencyConfig `yaml:"latency" json:"latency"`
 }
 
