@@ -37,7 +37,7 @@ type params struct {
 	topo             *topo.Topology
 	pipelined        bool        // the pipelined allocator (alloc.go)
 	lookahead        clock.Cycle // pipelined: how far past AT a source books its read port
-	depth            int         // pipelined: most requests a source has in flight (0: one per queue)
+	depth            int         // pipelined: most requests a source has in flight (0: no limit but the lookahead)
 	classOf          [][]uint8   // per switch and port: the class of the link leaving there (central buffer lanes)
 	lanes            int         // lanes of a central buffer: classes · VLs
 }

@@ -8,14 +8,7 @@ import (
 // scheme, injecting on one SC of every VL of the paper's tables.
 func internalGraph(t *testing.T, name, scheme string) *InternalGraph {
 	t.Helper()
-	topo, spec, err := Preset(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := DefaultRegistry().New(spec.Routing, topo, paperSC)
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo, r := presetRouted(t, name)
 	classOf, classes, err := CentralClasses(topo, scheme)
 	if err != nil {
 		t.Fatal(err)
@@ -25,6 +18,20 @@ func internalGraph(t *testing.T, name, scheme string) *InternalGraph {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// presetRouted builds preset name with its routing over the paper's SCs.
+func presetRouted(t *testing.T, name string) (*Topology, Router) {
+	t.Helper()
+	topo, spec, err := Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := DefaultRegistry().New(spec.Routing, topo, paperSC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo, r
 }
 
 // With the central buffer classed by the next link's VL only, the

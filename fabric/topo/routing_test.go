@@ -320,14 +320,7 @@ func (c *pathChecker) treePath(src, dst, sc int, hops []Hop) error {
 
 func TestRoutersDoNotAllocate(t *testing.T) {
 	for _, name := range []string{"torus3d-8x8x4", "tree-8ary-3", "single-switch"} {
-		topo, spec, err := Preset(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := DefaultRegistry().New(spec.Routing, topo, paperSC)
-		if err != nil {
-			t.Fatal(err)
-		}
+		topo, r := presetRouted(t, name)
 		n := topo.NumNICs()
 		allocs := testing.AllocsPerRun(100, func() {
 			for dst := 0; dst < n; dst += 7 {
