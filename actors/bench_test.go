@@ -6,6 +6,7 @@ import (
 
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/sim"
 )
 
 // BenchmarkActorSwitch: the reference scenario (48-port switch, uniform,
@@ -20,12 +21,12 @@ func BenchmarkActorSwitch(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		o, err := Run(context.Background(), n, fabric.Hooks{})
+		o, err := Run(context.Background(), n, sim.Hooks{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		cycles += cfg.Cycles
-		flits += n.Results(o).DeliveredFlits
+		flits += sim.Measure(n, o).DeliveredFlits
 	}
 	b.ReportMetric(float64(cycles)/b.Elapsed().Seconds(), "cycles/s")
 	b.ReportMetric(float64(flits)/b.Elapsed().Seconds(), "flits/s")

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 )
 
 // The shipped dashboards and the files beside them.
@@ -176,7 +176,7 @@ func liveRun(t *testing.T, ctx context.Context) (string, <-chan struct{}) {
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		o, err := Run(ctx, n, fabric.Hooks{Observer: m})
+		o, err := Run(ctx, n, sim.Hooks{Observer: m})
 		if err != nil {
 			t.Errorf("run: %v", err)
 		}

@@ -6,20 +6,13 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/sim"
 )
-
-type result struct {
-	reached     clock.Cycle
-	interrupted bool
-	blocked     bool
-}
 
 // engine is one actor run of a network.
 type engine struct {
@@ -29,18 +22,28 @@ type engine struct {
 	groupOf    []int // component -> group
 	childOf    []int // component -> its index among its group's children
 	clockPID   *actor.PID
-	finished   chan result
+	finished   chan struct{}
 	failed     chan error
 	supervisor actor.SupervisorStrategy
-	observer   fabric.Observer
+	observer   sim.Observer
+	due        int // groups ticked in the current window
+}
+
+// Engine is the actor engine: every component an actor, grouped per switch
+// and per switch's NICs, kept in step by a global clock actor.
+type Engine struct{}
+
+// Run drives n on actors (see the package doc).
+func (Engine) Run(ctx context.Context, n *fabric.Network, h sim.Hooks) (sim.Outcome, error) {
+	return Run(ctx, n, h)
 }
 
 // Run drives n on actors until the configured end, an interruption of ctx,
 // or a failure of any actor (which aborts the run with an error: a model
 // actor is never restarted with fresh state).
-func Run(ctx context.Context, n *fabric.Network, h fabric.Hooks) (fabric.Outcome, error) {
-	begin := time.Now()
-	e := &engine{net: n, system: newSystem(), finished: make(chan result, 1), failed: make(chan error, 1)}
+func Run(ctx context.Context, n *fabric.Network, h sim.Hooks) (sim.Outcome, error) {
+	loop := sim.NewWindows(ctx, n, h) // its wall time starts here
+	e := &engine{net: n, system: newSystem(), finished: make(chan struct{}, 1), failed: make(chan error, 1)}
 	e.supervisor = stopAndReport{e.failed}
 	e.groupOf, e.childOf = make([]int, len(n.Comps)), make([]int, len(n.Comps))
 	for gi, g := range n.Groups {
@@ -58,38 +61,25 @@ func Run(ctx context.Context, n *fabric.Network, h fabric.Hooks) (fabric.Outcome
 			actor.WithDispatcher(p), actor.WithSupervisor(e.supervisor))
 		pid, err := root.SpawnNamed(props, fmt.Sprintf("g%d", gi))
 		if err != nil {
-			return fabric.Outcome{}, err
+			return sim.Outcome{}, err
 		}
 		e.groups = append(e.groups, pid)
 	}
-	cal := clock.NewCalendar(len(n.Groups), n.Window, clock.Cycle(n.Config.Cycles))
-	for gi, g := range n.Groups {
-		next := clock.Never
-		for _, id := range g.Members {
-			next = clock.Min(next, n.Comps[id].Next())
-		}
-		cal.Set(gi, next)
-	}
-	ca := &clockActor{e: e, ctx: ctx, cal: cal, progress: h.Progress, observer: h.Observer,
-		dog: fabric.Watchdog{Limit: clock.Cycle(n.Config.Watchdog)}, moves: make([]int64, len(n.Groups)), inside: make([]int64, len(n.Groups))}
+	ca := &clockActor{e: e, loop: loop, timed: h.Observer != nil}
 	e.observer = h.Observer
 	e.clockPID = root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ca },
 		actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)), actor.WithSupervisor(e.supervisor)))
 	root.Send(e.clockPID, &start{})
-	var res result
 	select {
-	case res = <-e.finished:
+	case <-e.finished:
 	case err := <-e.failed:
 		e.shutdown()
-		return fabric.Outcome{}, err
+		return sim.Outcome{}, err
 	}
 	held := e.collect()
 	e.shutdown()
-	o := fabric.Outcome{Reached: res.reached, Interrupted: res.interrupted, InFlight: held,
-		Wall: time.Since(begin), Engine: "actors", Blocked: res.blocked}
-	if res.blocked {
-		o.Stuck, o.PartialDeadlock = ca.dog.Report, ca.dog.Partial
-	}
+	o := ca.loop.Outcome("actors")
+	o.InFlight = held
 	return o, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/sim"
 )
 
 func build(t *testing.T, cfg fabric.Config) *fabric.Network {
@@ -69,7 +70,7 @@ func configs() map[string]fabric.Config {
 func TestEnginesAgree(t *testing.T) {
 	for name, cfg := range configs() {
 		seq := build(t, cfg)
-		want := seq.Results(fabric.RunSequential(context.Background(), seq, fabric.Hooks{}))
+		want := sim.Measure(seq, sim.RunSequential(context.Background(), seq, sim.Hooks{}))
 		if !want.ConservationOK {
 			t.Fatalf("%s: sequential conservation: %v", name, want.ConservationProblems)
 		}
@@ -82,12 +83,12 @@ func TestEnginesAgree(t *testing.T) {
 				c.Window = window
 				prev := runtime.GOMAXPROCS(procs)
 				n := build(t, c)
-				o, err := Run(context.Background(), n, fabric.Hooks{})
+				o, err := Run(context.Background(), n, sim.Hooks{})
 				runtime.GOMAXPROCS(prev)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := n.Results(o)
+				got := sim.Measure(n, o)
 				if got.Digest != want.Digest || got.DeliveredFlits != want.DeliveredFlits || !got.ConservationOK {
 					t.Errorf("%s, GOMAXPROCS=%d, window=%d: digest %s (%d flits, conservation %v), sequential %s (%d flits)",
 						name, procs, window, got.Digest, got.DeliveredFlits, got.ConservationOK, want.Digest, want.DeliveredFlits)
@@ -108,19 +109,19 @@ func TestRepeatable(t *testing.T) {
 	var digests []string
 	for i := 0; i < 3; i++ {
 		n := build(t, cfg)
-		o, err := Run(context.Background(), n, fabric.Hooks{})
+		o, err := Run(context.Background(), n, sim.Hooks{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		digests = append(digests, n.Results(o).Digest)
+		digests = append(digests, sim.Measure(n, o).Digest)
 	}
 	if digests[0] != digests[1] || digests[1] != digests[2] {
 		t.Errorf("digests differ between runs: %v", digests)
 	}
 	cfg.Seed++
 	n := build(t, cfg)
-	o, _ := Run(context.Background(), n, fabric.Hooks{})
-	if d := n.Results(o).Digest; d == digests[0] {
+	o, _ := Run(context.Background(), n, sim.Hooks{})
+	if d := sim.Measure(n, o).Digest; d == digests[0] {
 		t.Errorf("seed %d gives the same digest as seed %d", cfg.Seed, cfg.Seed-1)
 	}
 }
@@ -132,7 +133,7 @@ func TestInterrupt(t *testing.T) {
 	cfg.Cycles = 1 << 40
 	n := build(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
-	o, err := Run(ctx, n, fabric.Hooks{Progress: func(c clock.Cycle) {
+	o, err := Run(ctx, n, sim.Hooks{Progress: func(c clock.Cycle) {
 		if c > 3000 {
 			cancel()
 		}
@@ -140,7 +141,7 @@ func TestInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := n.Results(o)
+	r := sim.Measure(n, o)
 	if !r.Interrupted || r.SimulatedCycles < 3000 || r.SimulatedCycles > 1<<30 {
 		t.Errorf("interrupted %v at cycle %d", r.Interrupted, r.SimulatedCycles)
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // Metrics is the live Prometheus view of a run. It is the run's
-// fabric.Observer: after a window, a group copies its state (its
+// sim.Observer: after a window, a group copies its state (its
 // fabric.Snapshot and, for a NIC bank, its cumulative per-SL counters) into
 // a slot of its own, at most once per MetricsOptions.Every of wall time;
 // between two copies GroupDone costs one atomic load and a few additions.

@@ -19,6 +19,7 @@ import (
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/sim"
 )
 
 // smallTree is a 4-ary 2-tree (8 switches, 16 NICs) under uniform traffic
@@ -32,15 +33,15 @@ func smallTree(cycles int64) fabric.Config {
 
 // observedRun runs cfg on the given engine with a Metrics bound to it and
 // finished, as `opasim run --metrics-addr` does.
-func observedRun(t *testing.T, cfg fabric.Config, o MetricsOptions) (*Metrics, *fabric.Results) {
+func observedRun(t *testing.T, cfg fabric.Config, o MetricsOptions) (*Metrics, *sim.Results) {
 	t.Helper()
 	n := build(t, cfg)
 	m := NewMetrics(o)
 	m.Bind(n)
-	h := fabric.Hooks{Observer: m}
-	var out fabric.Outcome
+	h := sim.Hooks{Observer: m}
+	var out sim.Outcome
 	if cfg.Engine == "sequential" {
-		out = fabric.RunSequential(context.Background(), n, h)
+		out = sim.RunSequential(context.Background(), n, h)
 	} else {
 		var err error
 		if out, err = Run(context.Background(), n, h); err != nil {
@@ -48,7 +49,7 @@ func observedRun(t *testing.T, cfg fabric.Config, o MetricsOptions) (*Metrics, *
 		}
 	}
 	m.Finish(out.Reached)
-	return m, n.Results(out)
+	return m, sim.Measure(n, out)
 }
 
 // TestMetricsLint: after a short real run, promlint (CollectAndLint) finds

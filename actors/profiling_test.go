@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 )
 
 // upload is one profile a fake Pyroscope server received.
@@ -71,7 +71,7 @@ func TestPyroscopeUpload(t *testing.T) {
 	// Half a second of CPU at least, so the 100 Hz profiler takes samples.
 	for begin := time.Now(); time.Since(begin) < 500*time.Millisecond; {
 		n := build(t, smallTree(2000))
-		if _, err := Run(context.Background(), n, fabric.Hooks{}); err != nil {
+		if _, err := Run(context.Background(), n, sim.Hooks{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -117,7 +117,7 @@ func TestPyroscopeUnreachable(t *testing.T) {
 		t.Fatalf("an unreachable server is not an error: %v", err)
 	}
 	n := build(t, smallTree(2000))
-	if _, err := Run(context.Background(), n, fabric.Hooks{}); err != nil {
+	if _, err := Run(context.Background(), n, sim.Hooks{}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan struct{})

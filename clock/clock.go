@@ -1,7 +1,8 @@
 // Package clock holds simulated time and the pure bookkeeping of the global
 // clock: integer cycles, and the wake calendar that decides which groups of
-// components run in the next window. The clock actor in package actors and
-// the sequential engine in package fabric both use it.
+// components run in the next window. The window loop of package sim (which
+// the clock actor in package actors and the sequential engine both drive)
+// uses it.
 //
 // Imports: the standard library only.
 package clock

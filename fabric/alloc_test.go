@@ -1,8 +1,10 @@
-package fabric
+package fabric_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 	"math"
 	"slices"
 	"sort"
@@ -35,23 +37,23 @@ func TestSerialAllocatorBound(t *testing.T) {
 	for _, at := range ats {
 		bound := serialBound(int(at), 16, 48)
 		got := map[string]float64{}
-		for _, alloc := range []string{AllocSerial, AllocPipelined} {
-			cfg := Default()
+		for _, alloc := range []string{fabric.AllocSerial, fabric.AllocPipelined} {
+			cfg := fabric.Default()
 			cfg.Switch.Allocator = alloc
 			cfg.Switch.Latency.AT = at
 			cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 1.0, 30000, 10000
 			_, r := run(t, cfg)
 			got[alloc] = r.AcceptedThroughput
 		}
-		if s := got[AllocSerial]; s > bound*1.005 || s < bound*0.95 {
+		if s := got[fabric.AllocSerial]; s > bound*1.005 || s < bound*0.95 {
 			t.Errorf("AT %d: serial allocator saturates at %.4f, bound %.4f", at, s, bound)
 		}
-		p := got[AllocPipelined]
-		if p < got[AllocSerial]+0.15 {
-			t.Errorf("AT %d: pipelined allocator saturates at %.4f, serial at %.4f", at, p, got[AllocSerial])
+		p := got[fabric.AllocPipelined]
+		if p < got[fabric.AllocSerial]+0.15 {
+			t.Errorf("AT %d: pipelined allocator saturates at %.4f, serial at %.4f", at, p, got[fabric.AllocSerial])
 		}
 		pipelined = append(pipelined, p)
-		t.Logf("AT %d: bound %.4f, serial %.4f, pipelined %.4f", at, bound, got[AllocSerial], p)
+		t.Logf("AT %d: bound %.4f, serial %.4f, pipelined %.4f", at, bound, got[fabric.AllocSerial], p)
 	}
 	if spread := slices.Max(pipelined) - slices.Min(pipelined); spread > 0.03 {
 		t.Errorf("pipelined saturation varies by %.4f with AT: %v", spread, pipelined)
@@ -62,7 +64,7 @@ func TestSerialAllocatorBound(t *testing.T) {
 // allocators' contract.
 type allocWatch struct {
 	t        *testing.T
-	n        *Network
+	n        *fabric.Network
 	requests map[[3]int64]messages.Msg // (source comp, slot, tag) -> the request in flight
 	reads    map[[2]int64][][2]clock.Cycle
 	writes   map[int64][][2]clock.Cycle // output port -> transfers into it
@@ -99,13 +101,13 @@ func (w *allocWatch) see(m *messages.Msg) bool {
 		if m.Start < m.At {
 			w.t.Errorf("transfer starts at %d, before its grant arrives at %d", m.Start, m.At)
 		}
-		if mp, fromInput := w.n.Comps[m.Dst].(*MPort); fromInput && w.fromNIC(mp, int(m.Slot%4)) {
+		if mp, fromInput := w.n.Comps[m.Dst].(*fabric.MPort); fromInput && w.fromNIC(mp, int(m.Slot%4)) {
 			key := [5]int64{int64(m.Dst), int64(m.Slot % 4), int64(r.Queue), int64(r.Pkt.Src), int64(r.Pkt.SL)}
 			w.granted[key] = append(w.granted[key], [2]int64{int64(m.Start), int64(r.Pkt.ID)})
 		}
 		src := [2]int64{int64(m.Dst), int64(m.Slot)}
 		w.reads[src] = append(w.reads[src], [2]clock.Cycle{m.Start, m.TailOut})
-		if _, isOut := w.n.Comps[m.Src].(*OutputPort); isOut {
+		if _, isOut := w.n.Comps[m.Src].(*fabric.OutputPort); isOut {
 			w.writes[int64(m.Src)] = append(w.writes[int64(m.Src)], [2]clock.Cycle{m.Start, m.TailOut})
 		}
 	}
@@ -114,9 +116,8 @@ func (w *allocWatch) see(m *messages.Msg) bool {
 
 // fromNIC reports whether input buffer i of mp is fed by a NIC (whose
 // packets of one SL and VL arrive in the order of their IDs).
-func (w *allocWatch) fromNIC(mp *MPort, i int) bool {
-	_, ok := w.n.Comps[mp.upComp[i]].(*NIC)
-	return mp.wired[i] && ok
+func (w *allocWatch) fromNIC(mp *fabric.MPort, i int) bool {
+	return fabric.FedByNIC(w.n, mp, i)
 }
 
 // overlaps reports the first two transfers of a port that overlap.
@@ -140,22 +141,22 @@ func overlaps(xs [][2]clock.Cycle) string {
 // SL arrive in the order of their IDs), and flits and credits are
 // conserved.
 func TestAllocatorConformance(t *testing.T) {
-	torus := Default()
-	torus.Topology = TopologyConfig{Kind: "torus", Dims: []int{3, 2}, NICsPerSwitch: 4, Trunk: 2}
+	torus := fabric.Default()
+	torus.Topology = fabric.TopologyConfig{Kind: "torus", Dims: []int{3, 2}, NICsPerSwitch: 4, Trunk: 2}
 	torus.Switch.CentralBufferFlits = 1024
-	for _, alloc := range AllocatorNames() {
-		for name, base := range map[string]Config{"switch": Default(), "torus": torus} {
+	for _, alloc := range fabric.AllocatorNames() {
+		for name, base := range map[string]fabric.Config{"switch": fabric.Default(), "torus": torus} {
 			t.Run(alloc+"/"+name, func(t *testing.T) {
 				cfg := base
 				cfg.Switch.Allocator = alloc
 				cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 1.0, 6000, 0
-				n, err := Build(cfg, sched.Default())
+				n, err := fabric.Build(cfg, sched.Default())
 				if err != nil {
 					t.Fatal(err)
 				}
 				w := &allocWatch{t: t, n: n, requests: map[[3]int64]messages.Msg{}, reads: map[[2]int64][][2]clock.Cycle{},
 					writes: map[int64][][2]clock.Cycle{}, granted: map[[5]int64][][2]int64{}}
-				o := runSequential(context.Background(), n, Hooks{}, w.see)
+				o, _ := sim.Sequential{Lose: w.see}.Run(context.Background(), n, sim.Hooks{})
 				if probs := n.CheckConservation(o.InFlight); len(probs) > 0 {
 					t.Fatalf("conservation: %v", probs[:min(3, len(probs))])
 				}
@@ -194,7 +195,7 @@ func TestAllocatorConformance(t *testing.T) {
 // nothing competes, so the pipelined allocator, like the serial one,
 // accepts everything up to the link rate (seed 002 Fig. 5).
 func TestPipelinedAllocatorNeighbourAtLinkRate(t *testing.T) {
-	cfg := Default()
+	cfg := fabric.Default()
 	cfg.Traffic.Pattern, cfg.Traffic.Load, cfg.Traffic.Process = "neighbour", 1.0, "cbr"
 	cfg.Cycles, cfg.Warmup = 20000, 5000
 	_, r := run(t, cfg)

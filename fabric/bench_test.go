@@ -1,33 +1,11 @@
 package fabric
 
 import (
-	"context"
 	"testing"
 
 	"github.com/opasim/opasim/clock"
-	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/messages"
 )
-
-// BenchmarkSequentialSwitch: the reference scenario (48-port switch,
-// uniform, load 0.9, 16-flit packets) on the sequential engine; reports
-// simulated cycles and delivered flits per second.
-func BenchmarkSequentialSwitch(b *testing.B) {
-	cfg := Default()
-	cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 0.9, 20000, 0
-	var cycles, flits int64
-	for i := 0; i < b.N; i++ {
-		n, err := Build(cfg, sched.Default())
-		if err != nil {
-			b.Fatal(err)
-		}
-		RunSequential(context.Background(), n, Hooks{})
-		cycles += cfg.Cycles
-		flits += n.totalDeliveredFlits()
-	}
-	b.ReportMetric(float64(cycles)/b.Elapsed().Seconds(), "cycles/s")
-	b.ReportMetric(float64(flits)/b.Elapsed().Seconds(), "flits/s")
-}
 
 func BenchmarkSpaceFitsTake(b *testing.B) {
 	s := newSpace(8, 64, 4, 12)

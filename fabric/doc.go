@@ -9,9 +9,12 @@
 // they take effect. A component is advanced a window of cycles at a time;
 // because every message has a latency of at least the window length, the
 // components of a window can run in any order, or in parallel, and give the
-// same result. The sequential engine here and the actor engine in package
-// actors drive the same components.
+// same result. The engines (the sequential one in package sim, the actor
+// one in package actors) drive the same components; the run layer (package
+// sim) builds, runs and measures a network. Package fabric reads no file
+// (sim reads what a config names and passes it in Inputs).
 //
-// Imports: clock, messages, workloads, fabric/sched, fabric/topo. No
-// goroutines, locks, wall clock, global RNG, logging or metrics.
+// Imports: clock, messages, workloads, fabric/sched, fabric/topo,
+// fabric/dtable (and fmt, slices, strings, math). No os, time or context:
+// no goroutines, locks, files, wall clock, global RNG, logging or metrics.
 package fabric

@@ -1,8 +1,10 @@
-package fabric
+package fabric_test
 
 import (
 	"context"
 	"fmt"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 	"testing"
 	"time"
 
@@ -16,7 +18,7 @@ import (
 // (some VL in use cannot take another packet of the largest size), and the
 // fullest one.
 type fillWatch struct {
-	n        *Network
+	n        *fabric.Network
 	at       clock.Cycle
 	seen     map[int]bool
 	full, of int
@@ -29,22 +31,8 @@ func (f *fillWatch) GroupDone(g int, w clock.Window, _ time.Duration) {
 		return
 	}
 	f.seen[g] = true
-	for _, m := range f.n.Switches[grp.Switch].MPorts {
-		for i := range m.occ {
-			if !m.wired[i] {
-				continue
-			}
-			x := float64(m.occ[i].Total()) / float64(m.occ[i].capacity)
-			f.of++
-			for vl := range m.occ[i].used {
-				if m.occ[i].Used(vl) > 0 && !m.occ[i].Fits(vl, int32(f.n.Config.credits(f.n.Config.MaxPacketFlits()))) {
-					f.full++
-					break
-				}
-			}
-			f.fullest = max(f.fullest, x)
-		}
-	}
+	full, of, fullest := fabric.InputPushback(f.n, grp.Switch)
+	f.full, f.of, f.fullest = f.full+full, f.of+of, max(f.fullest, fullest)
 }
 
 func (f *fillWatch) WindowDone(clock.Window, time.Duration) {}
@@ -55,9 +43,9 @@ func (f *fillWatch) WindowDone(clock.Window, time.Duration) {}
 // on the + links: the rings are overloaded) and central buffers just large
 // enough for their lanes; generation stops at stop, the NICs drop their
 // backlog, and the run goes on until stop+drain.
-func drainConfig(preset, scheduler string, stop, drain int64) Config {
-	cfg := Default()
-	cfg.Topology = TopologyConfig{Preset: preset, DORTies: topo.TiesPlus, TrunkSelect: topo.TrunkDstMod}
+func drainConfig(preset, scheduler string, stop, drain int64) fabric.Config {
+	cfg := fabric.Default()
+	cfg.Topology = fabric.TopologyConfig{Preset: preset, DORTies: topo.TiesPlus, TrunkSelect: topo.TrunkDstMod}
 	cfg.QoS.Scheduler = scheduler
 	cfg.Switch.CentralBufferFlits = 7 * 8 * 16 // 7 link classes (a 3D torus) x 8 VLs x 16 flits reserved
 	cfg.Traffic.Load, cfg.Traffic.StopCycle, cfg.Traffic.DropBacklog = 1.0, stop, true
@@ -67,14 +55,14 @@ func drainConfig(preset, scheduler string, stop, drain int64) Config {
 
 // drain runs cfg and reports its results and how full the input buffers
 // were when generation stopped.
-func drain(t *testing.T, cfg Config) (*Results, *fillWatch) {
+func drain(t *testing.T, cfg fabric.Config) (*sim.Results, *fillWatch) {
 	t.Helper()
-	n, err := Build(cfg, sched.Default())
+	n, err := fabric.Build(cfg, sched.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &fillWatch{n: n, at: clock.Cycle(cfg.Traffic.StopCycle), seen: map[int]bool{}}
-	r := n.Results(RunSequential(context.Background(), n, Hooks{Observer: f}))
+	r := sim.Measure(n, sim.RunSequential(context.Background(), n, sim.Hooks{Observer: f}))
 	if !r.ConservationOK {
 		t.Fatalf("conservation: %v", r.ConservationProblems[:min(3, len(r.ConservationProblems))])
 	}
@@ -118,9 +106,9 @@ func TestDrainAfterSaturation(t *testing.T) {
 // and trunk members, with input and output buffers of 16 KiB and 8 KiB per
 // VL (a quarter of section 4.1's) so that they fill within 30,000 cycles;
 // generation stops at 50,000 cycles and the backlog is dropped.
-func paperMixDrain(t *testing.T, classes string) Config {
+func paperMixDrain(t *testing.T, classes string) fabric.Config {
 	cfg := paperMix(t, "dtable", 1.0)
-	cfg.Topology = TopologyConfig{Preset: "torus2d-8x8", DORTies: topo.TiesPlus, TrunkSelect: topo.TrunkDstMod}
+	cfg.Topology = fabric.TopologyConfig{Preset: "torus2d-8x8", DORTies: topo.TiesPlus, TrunkSelect: topo.TrunkDstMod}
 	s := &cfg.Switch
 	s.InputBufferFlits, s.OutputBufferFlits, s.CentralBufferFlits, s.MaxVLFlits = 2048, 2048, 8192, 1024
 	s.CentralClasses = classes

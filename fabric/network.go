@@ -2,7 +2,6 @@ package fabric
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric/dtable"
@@ -44,8 +43,18 @@ type Group struct {
 	Stats   *Stats
 }
 
-// Build validates cfg and wires up its network.
-func Build(cfg Config, reg *sched.Registry) (*Network, error) {
+// Inputs are what a config names in files, read by the run layer (package
+// sim) before Build: fabric reads no file.
+type Inputs struct {
+	DTable *dtable.Table // the table qos.dtable_file names
+}
+
+// Build validates cfg and wires up its network. A config that names a file
+// needs BuildWith.
+func Build(cfg Config, reg *sched.Registry) (*Network, error) { return BuildWith(cfg, reg, Inputs{}) }
+
+// BuildWith is Build with the contents of the files cfg names.
+func BuildWith(cfg Config, reg *sched.Registry, in Inputs) (*Network, error) {
 	if err := cfg.Validate(reg.Names()); err != nil {
 		return nil, err
 	}
@@ -73,7 +82,7 @@ func Build(cfg Config, reg *sched.Registry) (*Network, error) {
 		return nil, err
 	}
 	if cfg.QoS.Scheduler == "dtable" {
-		if p.schedCfg.Table, err = dtableFor(&cfg); err != nil {
+		if p.schedCfg.Table, err = dtableFor(&cfg, in.DTable); err != nil {
 			return nil, err
 		}
 	}
@@ -132,24 +141,18 @@ func (cfg *Config) SCTables() topo.SCTables {
 // dtableFor returns the DTable arbitration table of the run: the file
 // given, or the configuration methodology applied to the SLs' distances,
 // MTUs and shares (seed 000 Tables 9 and 10 for the paper mix).
-func dtableFor(cfg *Config) ([]sched.Entry, error) {
+func dtableFor(cfg *Config, file *dtable.Table) ([]sched.Entry, error) {
 	q := &cfg.QoS
 	if q.DTableFile != "" {
-		f, err := os.Open(q.DTableFile)
-		if err != nil {
-			return nil, fmt.Errorf("qos.dtable_file: %w", err)
+		if file == nil {
+			return nil, fmt.Errorf("qos.dtable_file %s: not read (the run layer reads it: sim.Build)", q.DTableFile)
 		}
-		defer f.Close()
-		tab, err := dtable.ReadTable(f)
-		if err != nil {
-			return nil, fmt.Errorf("qos.dtable_file %s: %w", q.DTableFile, err)
-		}
-		for i, sl := range tab.SLs {
+		for i, sl := range file.SLs {
 			if i >= len(q.SLs) || q.SLs[i].Name != sl.Name {
 				return nil, fmt.Errorf("qos.dtable_file %s: SL %d is %q, but qos.sls[%d] is not", q.DTableFile, i, sl.Name, i)
 			}
 		}
-		return tab.Sched(), nil
+		return file.Sched(), nil
 	}
 	req := dtable.Request{Entries: q.DTable.Entries, GMTU: q.DTable.GMTU, W: q.DTable.W, K: q.DTable.K}
 	for i, sl := range q.SLs {

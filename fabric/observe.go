@@ -1,25 +1,6 @@
 package fabric
 
-import (
-	"time"
-
-	"github.com/opasim/opasim/clock"
-)
-
-// Observer watches a run while it goes on (live metrics). Engines call it
-// at window boundaries; it must be cheap, and it must not keep references
-// into the model.
-type Observer interface {
-	// GroupDone is called on the goroutine that ran group g, right after it
-	// finished window w (busy is the wall time it took; 0 for the
-	// sequential engine). During this call only, the observer may read the
-	// group's state with Network.Snapshot(g, ...).
-	GroupDone(g int, w clock.Window, busy time.Duration)
-	// WindowDone is called once every group of window w is done; wait is
-	// the barrier wait: the wall time from the first group's report to the
-	// last one's (0 for the sequential engine).
-	WindowDone(w clock.Window, wait time.Duration)
-}
+import "github.com/opasim/opasim/clock"
 
 // Stage names a buffer stage of a switch.
 type Stage int
@@ -34,7 +15,8 @@ const (
 
 func (s Stage) String() string { return [...]string{"input", "central", "output"}[s] }
 
-// Snapshot is what a group holds now. For a switch group: buffer occupancy
+// Snapshot is what a group holds now (live metrics read it between
+// windows, through sim.Observer). For a switch group: buffer occupancy
 // in flits per stage (and per stage and VL), credit-stall cycles and the
 // packets each output scheduler sent per SL, all cumulative where they are
 // counts. For a NIC group: its Stats (cumulative counters per SL). For

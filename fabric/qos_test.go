@@ -1,14 +1,15 @@
-package fabric
+package fabric_test
 
 import (
+	"github.com/opasim/opasim/fabric"
 	"math"
 	"testing"
 )
 
-func paperMix(t *testing.T, scheduler string, load float64) Config {
+func paperMix(t *testing.T, scheduler string, load float64) fabric.Config {
 	t.Helper()
-	cfg := Default()
-	if err := ApplyTrafficPreset(&cfg, "paper-mix"); err != nil {
+	cfg := fabric.Default()
+	if err := fabric.ApplyTrafficPreset(&cfg, "paper-mix"); err != nil {
 		t.Fatal(err)
 	}
 	cfg.QoS.Scheduler, cfg.Traffic.Load = scheduler, load

@@ -1,6 +1,7 @@
-package fabric
+package fabric_test
 
 import (
+	"github.com/opasim/opasim/fabric"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ import (
 // wasted = packets sent by the output ports and the NICs.
 func TestSchedulerViewHitRate(t *testing.T) {
 	for _, s := range []string{"rr", "rr_burst", "sbt", "dtable"} {
-		for _, view := range SchedulerViews() {
+		for _, view := range fabric.SchedulerViews() {
 			cfg := paperMix(t, s, 1.0)
 			cfg.Topology.Ports = 16
 			cfg.Cycles, cfg.Warmup = 10000, 2000
@@ -36,12 +37,12 @@ func TestSchedulerViewHitRate(t *testing.T) {
 					r.SchedulerDecisions, r.SchedulerWasted, sent)
 			}
 			switch view {
-			case ViewEligible:
+			case fabric.ViewEligible:
 				if r.SchedulerWasted != 0 || r.SchedulerHitRate != 1 || r.SwitchHitRate != 1 || r.NICHitRate != 1 {
 					t.Errorf("%s, eligible view: %d wasted, hit rate %g (switch %g, NICs %g), want 0 and exactly 1",
 						s, r.SchedulerWasted, r.SchedulerHitRate, r.SwitchHitRate, r.NICHitRate)
 				}
-			case ViewTable, ViewTableFeedback:
+			case fabric.ViewTable, fabric.ViewTableFeedback:
 				if !(r.SchedulerHitRate < 1) || r.SchedulerWasted == 0 {
 					t.Errorf("%s, %s view: hit rate %g with %d wasted, want below 1", s, view, r.SchedulerHitRate, r.SchedulerWasted)
 				}
@@ -53,14 +54,14 @@ func TestSchedulerViewHitRate(t *testing.T) {
 // TestSchedulerViewValidation: a bad qos.scheduler_view names the field,
 // the value and the allowed values; "" means eligible.
 func TestSchedulerViewValidation(t *testing.T) {
-	cfg := Default()
+	cfg := fabric.Default()
 	cfg.QoS.SchedulerView = "hardware"
 	err := cfg.Validate([]string{"rr"})
 	want := `qos.scheduler_view: "hardware" is not allowed: must be one of: eligible, table, table_feedback`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %q", err, want)
 	}
-	for _, v := range []string{"", ViewEligible, ViewTable, ViewTableFeedback} {
+	for _, v := range []string{"", fabric.ViewEligible, fabric.ViewTable, fabric.ViewTableFeedback} {
 		cfg.QoS.SchedulerView = v
 		if err := cfg.Validate([]string{"rr"}); err != nil {
 			t.Errorf("scheduler_view %q: %v", v, err)
@@ -76,7 +77,7 @@ func TestSchedulerViewValidation(t *testing.T) {
 func TestSchedulerViewFeedback(t *testing.T) {
 	for _, s := range []string{"rr", "sbt", "dtable"} {
 		var digests [2]string
-		for k, view := range []string{ViewTable, ViewTableFeedback} {
+		for k, view := range []string{fabric.ViewTable, fabric.ViewTableFeedback} {
 			cfg := paperMix(t, s, 1.0)
 			cfg.Topology.Ports = 16
 			cfg.Cycles, cfg.Warmup = 6000, 1000

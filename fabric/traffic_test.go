@@ -1,7 +1,9 @@
-package fabric
+package fabric_test
 
 import (
 	"context"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 	"math"
 	"testing"
 
@@ -9,14 +11,14 @@ import (
 	"github.com/opasim/opasim/messages"
 )
 
-func run(t *testing.T, cfg Config) (*Network, *Results) {
+func run(t *testing.T, cfg fabric.Config) (*fabric.Network, *sim.Results) {
 	t.Helper()
-	n, err := Build(cfg, sched.Default())
+	n, err := fabric.Build(cfg, sched.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := RunSequential(context.Background(), n, Hooks{})
-	r := n.Results(o)
+	o := sim.RunSequential(context.Background(), n, sim.Hooks{})
+	r := sim.Measure(n, o)
 	if !r.ConservationOK {
 		t.Fatalf("conservation: %v", r.ConservationProblems)
 	}
@@ -30,7 +32,7 @@ func run(t *testing.T, cfg Config) (*Network, *Results) {
 // whose backlog grows like the square root of time.
 func TestNeighbourAcceptsOffered(t *testing.T) {
 	for _, load := range []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0} {
-		cfg := Default()
+		cfg := fabric.Default()
 		cfg.Traffic.Pattern, cfg.Traffic.Load = "neighbour", load
 		cfg.Cycles, cfg.Warmup = 30000, 5000
 		if load == 1.0 {
@@ -51,7 +53,7 @@ func TestNeighbourAcceptsOffered(t *testing.T) {
 func TestUniformBelowSaturation(t *testing.T) {
 	prev := 0.0
 	for _, load := range []float64{0.1, 0.3} {
-		cfg := Default()
+		cfg := fabric.Default()
 		cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = load, 30000, 5000
 		_, r := run(t, cfg)
 		if math.Abs(r.AcceptedThroughput-r.OfferedLoad) > 0.02*r.OfferedLoad {
@@ -68,9 +70,9 @@ func TestUniformBelowSaturation(t *testing.T) {
 // credit, or one packet, on a link must be reported.
 func TestConservationCatchesLoss(t *testing.T) {
 	for _, kind := range []messages.Kind{messages.KindCredit, messages.KindPacket, messages.KindGrant} {
-		cfg := Default()
+		cfg := fabric.Default()
 		cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 0.5, 5000, 0
-		n, err := Build(cfg, sched.Default())
+		n, err := fabric.Build(cfg, sched.Default())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,14 +84,14 @@ func TestConservationCatchesLoss(t *testing.T) {
 			seen++
 			return seen == 100
 		}
-		o := runSequential(context.Background(), n, Hooks{}, drop)
+		o, _ := sim.Sequential{Lose: drop}.Run(context.Background(), n, sim.Hooks{})
 		probs := n.CheckConservation(o.InFlight)
 		if len(probs) == 0 {
 			t.Errorf("losing one %s message went unnoticed", kind)
 		}
 	}
 	// And the same run without a loss is clean.
-	cfg := Default()
+	cfg := fabric.Default()
 	cfg.Cycles, cfg.Warmup = 5000, 0
 	run(t, cfg)
 }
@@ -98,7 +100,7 @@ func TestConservationCatchesLoss(t *testing.T) {
 // in the run, and with neighbour traffic at load 0.5 (nothing competes)
 // every interval after the first carries the offered load.
 func TestSeries(t *testing.T) {
-	cfg := Default()
+	cfg := fabric.Default()
 	cfg.Traffic.Pattern, cfg.Traffic.Load, cfg.Traffic.Process = "neighbour", 0.5, "cbr"
 	cfg.Cycles, cfg.Warmup, cfg.SeriesCycles = 25000, 5000, 4000
 	n, r := run(t, cfg)
@@ -109,7 +111,7 @@ func TestSeries(t *testing.T) {
 	for _, p := range r.Series {
 		flits += p.Accepted * float64(p.ToCycle-p.FromCycle) * float64(r.NICs)
 	}
-	if want := float64(n.totalDeliveredFlits()); math.Abs(flits-want) > 0.5 {
+	if want := float64(n.Totals().DeliveredFlits); math.Abs(flits-want) > 0.5 {
 		t.Errorf("series adds up to %.1f flits, %v delivered", flits, want)
 	}
 	for _, p := range r.Series[1:] {
@@ -123,7 +125,7 @@ func TestSeries(t *testing.T) {
 // interval (25,000 cycles at 4 cycles would be 6,250 intervals: 8 cycles
 // gives 3,125) and still adds up to every flit delivered.
 func TestSeriesCoarsens(t *testing.T) {
-	cfg := Default()
+	cfg := fabric.Default()
 	cfg.Traffic.Load, cfg.Cycles, cfg.Warmup, cfg.SeriesCycles = 0.3, 25000, 5000, 4
 	n, r := run(t, cfg)
 	if len(r.Series) != 3125 || r.Series[0].ToCycle != 8 {
@@ -133,7 +135,7 @@ func TestSeriesCoarsens(t *testing.T) {
 	for _, p := range r.Series {
 		flits += p.Accepted * float64(p.ToCycle-p.FromCycle) * float64(r.NICs)
 	}
-	if want := float64(n.totalDeliveredFlits()); math.Abs(flits-want) > 0.5 {
+	if want := float64(n.Totals().DeliveredFlits); math.Abs(flits-want) > 0.5 {
 		t.Errorf("series adds up to %.1f flits, %v delivered", flits, want)
 	}
 }

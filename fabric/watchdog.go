@@ -2,15 +2,16 @@ package fabric
 
 import (
 	"fmt"
+	"slices"
 
-	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric/topo"
 )
 
 // Moves counts what group g has moved so far (packets sent on links,
 // granted through crossbars, released from input buffers, delivered). The
 // watchdog compares it between windows: when it stops growing while
-// packets are in the network, the network is blocked.
+// packets are in the network, the network is blocked. Call it only when
+// group g is not running.
 func (n *Network) Moves(g int) int64 {
 	var m int64
 	for _, id := range n.Groups[g].Members {
@@ -28,88 +29,36 @@ func (n *Network) Moves(g int) int64 {
 	return m
 }
 
-// Watchdog decides when a run is blocked. It stops a run in two cases:
-//   - a global standstill: nothing moved anywhere for Limit cycles while
-//     packets were inside;
-//   - a partial deadlock: a cycle of switch buffer queues (VLs of input and
-//     output buffers, lanes of central buffers) whose head packets have not
-//     left for Limit cycles, each head waiting for room in the next queue
-//     of the cycle, while the rest of the network may still be moving.
-//     A head that waits long behind congestion (a critically loaded
-//     destination NIC) is not a deadlock: its chain of waits ends at a NIC,
-//     which always drains, so it closes no cycle.
-//
-// Engines call Check between windows (every few hundred windows), when no
-// component is running.
-type Watchdog struct {
-	Limit     clock.Cycle
-	last      int64
-	lastMoved clock.Cycle
-	heads     []headSeen // per switch queue, indexed as queueIndex numbers them
-	Report    []string   // what was stuck when Check stopped the run
-	Partial   bool       // the run was stopped for a partial deadlock
-}
-
-// headSeen is the packet at the head of one queue when a scan first saw it
-// there.
-type headSeen struct {
-	id    uint64
-	since clock.Cycle
-}
-
-// Blocked records the total moves at cycle now and reports whether the
-// limit has passed since the last move.
-func (w *Watchdog) Blocked(now clock.Cycle, moves int64) bool {
-	if moves != w.last {
-		w.last, w.lastMoved = moves, now
-		return false
-	}
-	return w.Limit > 0 && now-w.lastMoved >= w.Limit
-}
-
-// Check reports whether the run must stop at cycle now: a global standstill
-// (moves is the network's total, inside whether packets are inside), or a
-// cycle of queues whose heads have not moved for Limit cycles. Report then
-// says what was stuck.
-func (w *Watchdog) Check(n *Network, now clock.Cycle, moves int64, inside bool) bool {
-	if w.Limit <= 0 {
-		return false
-	}
-	if w.Blocked(now, moves) && inside {
-		w.Report = n.Stuck(20)
-		return true
-	}
-	var old []int32       // queues whose head has not moved for Limit cycles
-	var oldRef []queueRef // and those queues
-	k := 0
+// QueueHeads appends to dst the ID of the packet at the head of every
+// queue of every switch buffer (VLs of input and output buffers, lanes of
+// central buffers), 0 for an empty queue, in the order that numbers the
+// queues for WaitCycle and DescribeQueues. A watchdog compares it between
+// scans: a head that stays is a packet that has not left.
+func (n *Network) QueueHeads(dst []uint64) []uint64 {
 	n.forQueues(func(q queueRef) {
-		if k == len(w.heads) {
-			w.heads = append(w.heads, headSeen{})
-		}
 		id := uint64(0)
 		if q.head != nil {
 			id = q.head.Pkt.ID
 		}
-		h := &w.heads[k]
-		if id != h.id {
-			*h = headSeen{id: id, since: now}
-		} else if id != 0 && now-h.since >= w.Limit {
-			old, oldRef = append(old, int32(k)), append(oldRef, q)
-		}
-		k++
+		dst = append(dst, id)
 	})
-	if len(old) == 0 {
-		return false
-	}
-	// The wait-for graph among the old heads: an edge to every queue whose
-	// room the head needs and does not find.
+	return dst
+}
+
+// WaitCycle looks among the queues old (numbered as QueueHeads numbers
+// them, in increasing order, each with a head) for a cycle of the wait-for
+// graph: each head needs room in the next queue and does not find it. It
+// returns the cycle's queues, or nil. A head that waits for a NIC closes
+// no cycle: NICs always drain.
+func (n *Network) WaitCycle(old []int32) []int32 {
+	refs := n.queueRefs(old)
 	local := make(map[int32]int32, len(old))
 	for i, k := range old {
 		local[k] = int32(i)
 	}
 	adj := make([][]int32, len(old))
 	for i := range old {
-		for _, next := range n.waitsFor(oldRef[i]) {
+		for _, next := range n.waitsFor(refs[i]) {
 			if j, ok := local[next]; ok {
 				adj[i] = append(adj[i], j)
 			}
@@ -117,19 +66,46 @@ func (w *Watchdog) Check(n *Network, now clock.Cycle, moves int64, inside bool) 
 	}
 	cycle := topo.FindCycle(adj)
 	if cycle == nil {
-		return false
+		return nil
 	}
-	w.Report = append(w.Report[:0], fmt.Sprintf("a cycle of %d buffer queues, each head waiting for room in the next:", len(cycle)))
-	for _, i := range cycle {
-		q, h := oldRef[i], &w.heads[old[i]]
-		if len(w.Report) > 20 {
-			break
+	out := make([]int32, len(cycle))
+	for i, j := range cycle {
+		out[i] = old[j]
+	}
+	return out
+}
+
+// DescribeQueues says, for each queue of ks (numbered as QueueHeads numbers
+// them, in any order), which buffer it is, its head packet and how many
+// packets it holds.
+func (n *Network) DescribeQueues(ks []int32) []string {
+	sorted := append([]int32(nil), ks...)
+	slices.Sort(sorted)
+	refs := n.queueRefs(sorted)
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		q := refs[slices.Index(sorted, k)]
+		if q.head == nil {
+			out[i] = q.name() + ": empty"
+			continue
 		}
-		w.Report = append(w.Report, fmt.Sprintf("%s: head packet %d (NIC %d -> NIC %d, SL %d, for output %d VL %d) has not left for %d cycles; %d packets queued",
-			q.name(), q.head.Pkt.ID, q.head.Pkt.Src, q.head.Pkt.Dst, q.head.Pkt.SL, q.head.Out, q.head.NextVL, now-h.since, q.queued))
+		out[i] = fmt.Sprintf("%s: head packet %d (NIC %d -> NIC %d, SL %d, for output %d VL %d); %d packets queued",
+			q.name(), q.head.Pkt.ID, q.head.Pkt.Src, q.head.Pkt.Dst, q.head.Pkt.SL, q.head.Out, q.head.NextVL, q.queued)
 	}
-	w.Partial = true
-	return true
+	return out
+}
+
+// queueRefs returns the queues ks (increasing queue numbers).
+func (n *Network) queueRefs(ks []int32) []queueRef {
+	refs := make([]queueRef, 0, len(ks))
+	k := int32(0)
+	n.forQueues(func(q queueRef) {
+		if len(refs) < len(ks) && ks[len(refs)] == k {
+			refs = append(refs, q)
+		}
+		k++
+	})
+	return refs
 }
 
 // queueRef is one queue of a switch buffer, as the watchdog scans it.
@@ -274,23 +250,6 @@ func (n *Network) Stuck(limit int) []string {
 		}
 	}
 	return out
-}
-
-func (n *Network) totalMoves() int64 {
-	var m int64
-	for g := range n.Groups {
-		m += n.Moves(g)
-	}
-	return m
-}
-
-// packetsInside reports whether some generated packet is not delivered.
-func (n *Network) packetsInside() bool {
-	var inside int64
-	for g := range n.Groups {
-		inside += n.Undelivered(g)
-	}
-	return inside > 0
 }
 
 // Undelivered is, for a NIC group, the packets its NICs generated minus

@@ -1,21 +1,23 @@
-package fabric
+package fabric_test
 
 import (
 	"context"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 	"strings"
 	"testing"
 
 	"github.com/opasim/opasim/fabric/sched"
 )
 
-func ring(sc2vl []int, vls int) Config {
-	cfg := Default()
-	cfg.Topology = TopologyConfig{Kind: "torus", Dims: []int{4}, NICsPerSwitch: 4, Trunk: 1}
+func ring(sc2vl []int, vls int) fabric.Config {
+	cfg := fabric.Default()
+	cfg.Topology = fabric.TopologyConfig{Kind: "torus", Dims: []int{4}, NICsPerSwitch: 4, Trunk: 1}
 	cfg.Traffic.Load, cfg.Traffic.Pattern = 1.0, "uniform"
 	cfg.Cycles, cfg.Warmup, cfg.Watchdog = 400000, 0, 5000
 	// Keep every packet on one VL and make the buffers hold one packet per
 	// VL, so that the ring's cyclic dependency closes quickly.
-	cfg.QoS.SLs = []SLConfig{{Name: "A", SCs: []int{0, 1}, MTUBytes: 128, Share: 1, Distance: 1}}
+	cfg.QoS.SLs = []fabric.SLConfig{{Name: "A", SCs: []int{0, 1}, MTUBytes: 128, Share: 1, Distance: 1}}
 	cfg.QoS.SC2VL = sc2vl
 	cfg.Switch.VLs, cfg.Switch.ExclusiveVLFlits, cfg.Switch.MaxVLFlits = vls, 16, 16
 	b := 16 * vls
@@ -31,12 +33,12 @@ func ring(sc2vl []int, vls int) Config {
 // buffers instead of running on. The same ring with the SCs on two VLs
 // (the deadlock-free configuration) keeps delivering.
 func TestWatchdogStopsABlockedNetwork(t *testing.T) {
-	n, err := Build(ring([]int{0, 0}, 1), sched.Default())
+	n, err := fabric.Build(ring([]int{0, 0}, 1), sched.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := RunSequential(context.Background(), n, Hooks{})
-	r := n.Results(o)
+	o := sim.RunSequential(context.Background(), n, sim.Hooks{})
+	r := sim.Measure(n, o)
 	if !r.Blocked || len(r.Stuck) == 0 {
 		t.Fatalf("one VL on a ring with one-packet buffers ran %d cycles without being stopped (blocked %v)", r.SimulatedCycles, r.Blocked)
 	}
@@ -48,11 +50,11 @@ func TestWatchdogStopsABlockedNetwork(t *testing.T) {
 	}
 	ok := ring([]int{0, 1}, 2)
 	ok.Cycles = 100000
-	n, err = Build(ok, sched.Default())
+	n, err = fabric.Build(ok, sched.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = n.Results(RunSequential(context.Background(), n, Hooks{}))
+	r = sim.Measure(n, sim.RunSequential(context.Background(), n, sim.Hooks{}))
 	if r.Blocked || r.DeliveredFlits == 0 || !r.ConservationOK {
 		t.Errorf("deadlock-free ring: blocked %v, accepted %.3f, conservation %v", r.Blocked, r.AcceptedThroughput, r.ConservationOK)
 	}
@@ -64,7 +66,7 @@ func TestWatchdogStopsABlockedNetwork(t *testing.T) {
 // drains: no cycle, so the partial-deadlock watchdog must not stop the run,
 // even with a limit far below the waits.
 func TestWatchdogIgnoresCongestion(t *testing.T) {
-	cfg := Default()
+	cfg := fabric.Default()
 	cfg.Traffic.Pattern, cfg.Traffic.HotSpot, cfg.Traffic.HotSpotPercent, cfg.Traffic.Load = "hot_spot", 5, 50, 0.8
 	cfg.Cycles, cfg.Warmup, cfg.Watchdog = 40000, 0, 1000
 	_, r := run(t, cfg)

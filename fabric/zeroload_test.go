@@ -1,7 +1,9 @@
-package fabric
+package fabric_test
 
 import (
 	"context"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 	"testing"
 
 	"github.com/opasim/opasim/clock"
@@ -10,17 +12,14 @@ import (
 )
 
 // quiet builds a network whose NICs generate nothing on their own.
-func quiet(t *testing.T, cfg Config) *Network {
+func quiet(t *testing.T, cfg fabric.Config) *fabric.Network {
 	t.Helper()
-	n, err := Build(cfg, sched.Default())
+	n, err := fabric.Build(cfg, sched.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, nic := range n.NICs {
-		for sl := range nic.nextGen {
-			nic.nextGen[sl] = clock.Never
-		}
-		nic.tm = nil
+		fabric.Silence(nic)
 	}
 	return n
 }
@@ -30,14 +29,14 @@ func quiet(t *testing.T, cfg Config) *Network {
 // RT+SB+AT+X+AT+X+SB+FLY cycles across MPorts, exactly, for the default
 // latencies and for a second set of odd values, under every allocator.
 func TestZeroLoadHeaderLatency(t *testing.T) {
-	for _, alloc := range AllocatorNames() {
+	for _, alloc := range fabric.AllocatorNames() {
 		t.Run(alloc, func(t *testing.T) { zeroLoadHeaderLatency(t, alloc) })
 	}
 }
 
 func zeroLoadHeaderLatency(t *testing.T, alloc string) {
-	odd := LatencyConfig{RT: 7, SBIn: 11, SBOut: 13, AT: 5, XMPort: 3, XCentral: 1, Fly: 2}
-	for _, lat := range []LatencyConfig{Default().Switch.Latency, odd} {
+	odd := fabric.LatencyConfig{RT: 7, SBIn: 11, SBOut: 13, AT: 5, XMPort: 3, XCentral: 1, Fly: 2}
+	for _, lat := range []fabric.LatencyConfig{fabric.Default().Switch.Latency, odd} {
 		l := lat
 		inMPort := l.RT + l.SBIn + l.AT + l.XMPort + l.SBOut + l.Fly
 		across := l.RT + l.SBIn + l.AT + l.XMPort + l.AT + l.XCentral + l.SBOut + l.Fly
@@ -51,19 +50,18 @@ func zeroLoadHeaderLatency(t *testing.T, alloc string) {
 			{"across MPorts", 0, 5, across},
 			{"across MPorts, far", 46, 3, across},
 		} {
-			cfg := Default()
+			cfg := fabric.Default()
 			cfg.Switch.Latency = lat
 			cfg.Switch.Allocator = alloc
 			cfg.Cycles = 2000
 			cfg.Warmup = 0
 			n := quiet(t, cfg)
 			var got []messages.Packet
-			n.NICs[tc.dst].trace = func(p messages.Packet) { got = append(got, p) }
+			fabric.TraceDeliveries(n.NICs[tc.dst], func(p messages.Packet) { got = append(got, p) })
 			const t0 = 100
 			src := n.NICs[tc.src]
-			src.enqueue(0, tc.dst, 16, t0)
-			src.at(t0, nicSend)
-			o := RunSequential(context.Background(), n, Hooks{})
+			fabric.SendAt(src, 0, tc.dst, 16, t0)
+			o := sim.RunSequential(context.Background(), n, sim.Hooks{})
 			if len(got) != 1 {
 				t.Fatalf("%s: %d packets delivered, want 1", tc.name, len(got))
 			}

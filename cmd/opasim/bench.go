@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 )
 
 // scenario is one reference workload of `opasim bench`.
@@ -102,12 +103,12 @@ func bench(ctx context.Context, w io.Writer, cycles int64, repeat int, procs []i
 }
 
 // median runs a scenario repeat times and returns the run of median speed.
-func median(ctx context.Context, sc scenario, engine string, cycles int64, repeat int, metrics bool) (*fabric.Results, error) {
-	var runs []*fabric.Results
+func median(ctx context.Context, sc scenario, engine string, cycles int64, repeat int, metrics bool) (*sim.Results, error) {
+	var runs []*sim.Results
 	for i := 0; i < max(repeat, 1); i++ {
 		cfg := sc.cfg()
 		cfg.Engine, cfg.Cycles, cfg.Warmup = engine, cycles, cycles/5
-		r, err := simulate(ctx, cfg, fabric.Hooks{Observer: benchObserver(metrics)})
+		r, err := simulate(ctx, cfg, sim.Hooks{Observer: benchObserver(metrics)})
 		if err != nil {
 			return nil, err
 		}

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
 
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/topo"
+	"github.com/opasim/opasim/sim"
 )
 
 // runFlags are the flags that override the config file.
@@ -56,12 +52,8 @@ func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
 		}
 	}
 	if f.config != "" {
-		data, err := os.ReadFile(f.config)
-		if err != nil {
+		if err := sim.LoadConfig(f.config, &cfg); err != nil {
 			return cfg, fmt.Errorf("--config: %w", err)
-		}
-		if err := decodeStrict(data, &cfg); err != nil {
-			return cfg, fmt.Errorf("--config %s: %w", f.config, err)
 		}
 	}
 	set := func(name string, apply func()) {
@@ -81,19 +73,4 @@ func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
 	set("scheduler-view", func() { cfg.QoS.SchedulerView = f.schedulerView })
 	set("window", func() { cfg.Window = f.window })
 	return cfg, nil
-}
-
-// decodeStrict decodes YAML into cfg; unknown keys and trailing documents
-// are errors.
-func decodeStrict(data []byte, cfg *fabric.Config) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	var extra any
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return errors.New("more than one YAML document")
-	}
-	return nil
 }

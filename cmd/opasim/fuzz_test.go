@@ -5,6 +5,7 @@ import (
 
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/sim"
 )
 
 // FuzzConfig: decoding and validating any YAML never panics, and a config
@@ -17,7 +18,7 @@ func FuzzConfig(f *testing.F) {
 	names := sched.Default().Names()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg := fabric.Default()
-		if err := decodeStrict(data, &cfg); err != nil {
+		if err := sim.DecodeConfig(data, &cfg); err != nil {
 			return
 		}
 		if cfg.Validate(names) != nil {

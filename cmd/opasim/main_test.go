@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 )
 
 var binary string
@@ -119,7 +119,7 @@ func TestRunWritesResults(t *testing.T) {
 			t.Errorf("results JSON lacks %q", k)
 		}
 	}
-	var r fabric.Results
+	var r sim.Results
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestConfigFileAndFlags(t *testing.T) {
 	if _, stderr, code := opasim(t, "run", "--config", cfg, "--load", "0.4", "--engine", "sequential", "--out", out); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var r fabric.Results
+	var r sim.Results
 	data, _ := os.ReadFile(out)
 	json.Unmarshal(data, &r)
 	c := r.Config

@@ -16,6 +16,7 @@ import (
 	"github.com/opasim/opasim/actors"
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 )
 
 // observeFlags are the live-observability flags of `run`: Prometheus
@@ -137,7 +138,7 @@ func profileTags(f *runFlags, cfg fabric.Config) map[string]string {
 }
 
 // observer is what the engines call: nil when metrics are off.
-func (ob *observation) observer() fabric.Observer {
+func (ob *observation) observer() sim.Observer {
 	if ob.metrics == nil {
 		return nil
 	}
@@ -146,7 +147,7 @@ func (ob *observation) observer() fabric.Observer {
 
 // finish publishes the final state of the run (res is nil when it did not
 // run), once the engine has returned.
-func (ob *observation) finish(res *fabric.Results) {
+func (ob *observation) finish(res *sim.Results) {
 	if ob.metrics == nil || res == nil {
 		return
 	}
@@ -177,7 +178,7 @@ func (ob *observation) close(ctx context.Context) {
 
 // bindObserver shows the network to an observer that reads its state (the
 // live metrics) before the run starts.
-func bindObserver(o fabric.Observer, n *fabric.Network) {
+func bindObserver(o sim.Observer, n *fabric.Network) {
 	if b, ok := o.(interface{ Bind(*fabric.Network) }); ok {
 		b.Bind(n)
 	}
@@ -185,7 +186,7 @@ func bindObserver(o fabric.Observer, n *fabric.Network) {
 
 // benchObserver is the observer of `opasim bench --metrics`: live metrics
 // without a server, to measure what they cost the engines.
-func benchObserver(on bool) fabric.Observer {
+func benchObserver(on bool) sim.Observer {
 	if !on {
 		return nil
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/opasim/opasim/actors"
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
-	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/sim"
 )
 
 func newRunCmd() *cobra.Command {
@@ -43,7 +43,7 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return badInput(err)
 			}
-			res, err := simulate(ctx, cfg, fabric.Hooks{Progress: progressFor(os.Stderr, cfg.Cycles), Observer: obs.observer()})
+			res, err := simulate(ctx, cfg, sim.Hooks{Progress: progressFor(os.Stderr, cfg.Cycles), Observer: obs.observer()})
 			obs.finish(res)
 			if perr := stopProfile(); perr != nil && err == nil {
 				err = perr
@@ -74,29 +74,23 @@ func newRunCmd() *cobra.Command {
 	return cmd
 }
 
+// engines are the engines a config's `engine` names.
+var engines = map[string]sim.Engine{"sequential": sim.Sequential{}, "actors": actors.Engine{}}
+
 // simulate builds the network and runs it on the configured engine. A
 // config error is bad input.
-func simulate(ctx context.Context, cfg fabric.Config, hooks fabric.Hooks) (*fabric.Results, error) {
-	n, err := fabric.Build(cfg, sched.Default())
+func simulate(ctx context.Context, cfg fabric.Config, hooks sim.Hooks) (*sim.Results, error) {
+	n, err := sim.Build(cfg)
 	if err != nil {
 		return nil, badInput(err)
 	}
 	bindObserver(hooks.Observer, n)
-	var o fabric.Outcome
-	if cfg.Engine == "sequential" {
-		o = fabric.RunSequential(ctx, n, hooks)
-	} else {
-		o, err = actors.Run(ctx, n, hooks)
-		if err != nil {
-			return nil, err
-		}
-	}
-	return n.Results(o), nil
+	return sim.Execute(ctx, n, engines[cfg.Engine], hooks)
 }
 
 // progressFor draws a live progress line (cycle, simulated cycles/s, ETA)
 // on w when it is a terminal; otherwise it reports nothing.
-func progressFor(w *os.File, cycles int64) fabric.Progress {
+func progressFor(w *os.File, cycles int64) sim.Progress {
 	if !term.IsTerminal(int(w.Fd())) {
 		return nil
 	}
@@ -106,7 +100,7 @@ func progressFor(w *os.File, cycles int64) fabric.Progress {
 	return func(c clock.Cycle) { _ = bar.Set64(int64(c)) }
 }
 
-func printSummary(w io.Writer, r *fabric.Results) {
+func printSummary(w io.Writer, r *sim.Results) {
 	c := r.Config
 	fmt.Fprintf(w, "opasim: %s, %d NICs, %s traffic at %.3g flits/cycle/NIC, scheduler %s, engine %s, seed %d\n",
 		c.Topology.Kind, r.NICs, c.Traffic.Pattern, c.Traffic.Load, c.QoS.Scheduler, r.Engine, r.Seed)

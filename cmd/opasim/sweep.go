@@ -31,6 +31,7 @@ import (
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
+	"github.com/opasim/opasim/sim"
 )
 
 // sweepFlags are the flags of `opasim sweep`. Those it shares with `run`
@@ -335,7 +336,7 @@ type sweeper struct {
 	onRun  func(sweepPoint) // called after a run is stored; a test hook
 
 	mu      sync.Mutex
-	results []*fabric.Results // by point; nil: not (yet) available
+	results []*sim.Results // by point; nil: not (yet) available
 	ran     int
 }
 
@@ -395,7 +396,7 @@ func (s *sweeper) finish(ctx context.Context, runErr error, sum *sweepSummary) e
 // loadStored takes every run whose results file exists, parses, covers the
 // whole run and was made from this point's config; it returns the others.
 func (s *sweeper) loadStored() (todo []int, c sweepCounts) {
-	s.results = make([]*fabric.Results, len(s.points))
+	s.results = make([]*sim.Results, len(s.points))
 	c.total = len(s.points)
 	for i := range s.points {
 		p := &s.points[i]
@@ -417,12 +418,12 @@ func (s *sweeper) loadStored() (todo []int, c sweepCounts) {
 // loadRun returns the stored results of p, or nil (and whether a file was
 // there) when the file is missing, unreadable, incomplete or of another
 // config.
-func loadRun(path string, p *sweepPoint) (*fabric.Results, bool) {
+func loadRun(path string, p *sweepPoint) (*sim.Results, bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, false
 	}
-	var r fabric.Results
+	var r sim.Results
 	if json.Unmarshal(data, &r) != nil || r.Interrupted || r.SimulatedCycles != p.cfg.Cycles {
 		return nil, true
 	}
@@ -473,7 +474,7 @@ func (s *sweeper) runOne(ctx context.Context, i, of int) error {
 		return nil
 	}
 	p := &s.points[i]
-	r, err := simulate(ctx, p.cfg, fabric.Hooks{})
+	r, err := simulate(ctx, p.cfg, sim.Hooks{})
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.file(), err)
 	}
@@ -584,12 +585,12 @@ func estimateOf(xs []float64) estimate {
 // slMeasure is what one run measured for one SL, or for all of them.
 type slMeasure struct {
 	offered, accepted, normalized float64
-	lat, net                      fabric.LatencySummary
+	lat, net                      sim.LatencySummary
 }
 
 // measureOf picks SL sl of r; sl < 0 is the whole traffic, whose normalized
 // throughput is the sum over SLs (1 once anything was delivered).
-func measureOf(r *fabric.Results, sl int) slMeasure {
+func measureOf(r *sim.Results, sl int) slMeasure {
 	if sl >= 0 {
 		s := r.PerSL[sl]
 		return slMeasure{s.OfferedLoad, s.AcceptedThroughput, s.NormalizedThroughput, s.Latency, s.NetworkLatency}
@@ -633,7 +634,7 @@ func (s *sweeper) summary() *sweepSummary {
 		sum.SLs = append(sum.SLs, summarySL{Name: sl.Name, Share: sl.Share})
 	}
 	for first := 0; first < len(s.points); first += len(g.seeds) {
-		var runs []*fabric.Results
+		var runs []*sim.Results
 		for _, r := range s.results[first : first+len(g.seeds)] {
 			if r != nil {
 				runs = append(runs, r)
@@ -652,7 +653,7 @@ func (s *sweeper) summary() *sweepSummary {
 	return sum
 }
 
-func aggregateRow(scheduler string, load float64, name string, sl int, runs []*fabric.Results) summaryRow {
+func aggregateRow(scheduler string, load float64, name string, sl int, runs []*sim.Results) summaryRow {
 	row := summaryRow{Scheduler: scheduler, Load: load, SL: name, Seeds: len(runs), Metrics: map[string]estimate{}}
 	measures := make([]slMeasure, len(runs))
 	for i, r := range runs {

@@ -19,7 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
 )
 
 // cli runs opasim in-process with the root's settings (flag errors are bad
@@ -64,13 +64,13 @@ func mustSweep(t *testing.T, args []string) string {
 	return stdout
 }
 
-func readResults(t *testing.T, path string) *fabric.Results {
+func readResults(t *testing.T, path string) *sim.Results {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r fabric.Results
+	var r sim.Results
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -168,7 +168,7 @@ func checkSummaryRows(t *testing.T, out string) *sweepSummary {
 func checkCI(t *testing.T, out string, sum *sweepSummary) {
 	t.Helper()
 	const t975df1 = 12.706204736174707
-	var a, b *fabric.Results
+	var a, b *sim.Results
 	a = readResults(t, filepath.Join(out, "runs", "dtable_load0.9_seed1.json"))
 	b = readResults(t, filepath.Join(out, "runs", "dtable_load0.9_seed2.json"))
 	for _, c := range []struct {
@@ -417,7 +417,7 @@ func TestSweep(t *testing.T) {
 	// at load 0.6 over the three seeds.
 	var xs []float64
 	for _, seed := range []string{"1", "2", "3"} {
-		var r fabric.Results
+		var r sim.Results
 		data, err := os.ReadFile(filepath.Join(out, "runs", "rr_load0.6_seed"+seed+".json"))
 		if err != nil {
 			t.Fatal(err)

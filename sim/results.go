@@ -1,4 +1,4 @@
-package fabric
+package sim
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
 )
 
 // LatencySummary describes a latency distribution.
@@ -39,7 +40,7 @@ type SeriesPoint struct {
 
 // Results is the self-describing outcome of a run (the results JSON).
 type Results struct {
-	Config               Config         `json:"config"`
+	Config               fabric.Config  `json:"config"`
 	Seed                 uint64         `json:"seed"`
 	Engine               string         `json:"engine"`
 	NICs                 int            `json:"nics"`
@@ -74,17 +75,14 @@ type Results struct {
 	FlitsPerSecond       float64        `json:"flits_per_second"`
 }
 
-// Results measures the network after an engine ran it.
-func (n *Network) Results(o Outcome) *Results {
+// Measure makes the results of a run: the network's counters after the
+// engine o reports on stopped.
+func Measure(n *fabric.Network, o Outcome) *Results {
 	cfg := n.Config
-	st := NewStats(len(cfg.QoS.SLs))
-	for _, g := range n.Groups {
-		if g.Stats != nil {
-			st.Merge(g.Stats)
-		}
-	}
+	tot := n.Totals()
+	st := tot.Stats
 	measured := int64(o.Reached) - cfg.Warmup
-	nics := len(n.NICs)
+	nics := len(tot.NICs)
 	r := &Results{Config: cfg, Seed: cfg.Seed, Engine: o.Engine, NICs: nics, CycleNs: cfg.CycleNs(),
 		SimulatedCycles: int64(o.Reached), MeasuredCycles: max(measured, 0), Interrupted: o.Interrupted,
 		Blocked: o.Blocked, PartialDeadlock: o.PartialDeadlock, Stuck: o.Stuck,
@@ -117,54 +115,22 @@ func (n *Network) Results(o Outcome) *Results {
 	r.Series = series(st, int64(st.SeriesInterval), int64(o.Reached), nics)
 	r.Latency = summarize(allLat, latSum, msgs, r.CycleNs)
 	r.NetworkLatency = summarize(allNet, netSum, msgs, r.CycleNs)
-	for _, sp := range n.Switches {
-		for _, op := range sp.Outputs {
-			r.CreditStallCycles += op.StallCycles
-		}
-	}
-	for _, nic := range n.NICs {
-		r.UndeliveredPackets += nic.GenPackets - nic.DeliveredPackets - nic.DroppedPackets
-		r.DroppedPackets += nic.DroppedPackets
-	}
-	n.schedulerCounts(r)
+	r.CreditStallCycles, r.UndeliveredPackets, r.DroppedPackets = tot.CreditStallCycles, tot.UndeliveredPackets, tot.DroppedPackets
+	r.WastedNotReady = tot.WastedNotReady
+	r.SchedulerDecisions, r.SchedulerWasted = tot.SwitchDecisions+tot.NICDecisions, tot.SwitchWasted+tot.NICWasted
+	r.SchedulerHitRate = fabric.HitRate(r.SchedulerDecisions, r.SchedulerWasted)
+	r.SwitchHitRate, r.NICHitRate = fabric.HitRate(tot.SwitchDecisions, tot.SwitchWasted), fabric.HitRate(tot.NICDecisions, tot.NICWasted)
 	problems := n.CheckConservation(o.InFlight)
 	r.ConservationOK, r.ConservationProblems = len(problems) == 0, problems
-	r.Digest = n.digest(o.Reached, st)
+	r.Digest = digest(o.Reached, &tot)
 	if secs := o.Wall.Seconds(); secs > 0 {
 		r.CyclesPerSecond = float64(o.Reached) / secs
-		r.FlitsPerSecond = float64(n.totalDeliveredFlits()) / secs
+		r.FlitsPerSecond = float64(tot.DeliveredFlits) / secs
 	}
 	return r
 }
 
-// schedulerCounts sums the output schedulers' decisions over the whole run
-// (warm-up included, like credit_stall_cycles) into r.
-func (n *Network) schedulerCounts(r *Results) {
-	var swD, swW, nicD, nicW int64
-	for _, sp := range n.Switches {
-		for _, op := range sp.Outputs {
-			swD, swW = swD+op.Decisions, swW+op.WastedDecisions
-			r.WastedNotReady += op.WastedNotReady
-		}
-	}
-	for _, nic := range n.NICs {
-		nicD, nicW = nicD+nic.Decisions, nicW+nic.WastedDecisions
-	}
-	r.SchedulerDecisions, r.SchedulerWasted = swD+nicD, swW+nicW
-	r.SchedulerHitRate = HitRate(swD+nicD, swW+nicW)
-	r.SwitchHitRate, r.NICHitRate = HitRate(swD, swW), HitRate(nicD, nicW)
-}
-
-// HitRate is the share of decisions that sent a packet: 1 - wasted/decisions
-// (seed 000 section 4.2's "hit rate"); 1 when there was no decision.
-func HitRate(decisions, wasted int64) float64 {
-	if decisions == 0 {
-		return 1
-	}
-	return 1 - float64(wasted)/float64(decisions)
-}
-
-func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, maxLatency, 3) }
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(1, int64(fabric.MaxLatency), 3) }
 
 func summarize(h *hdrhistogram.Histogram, sum, count int64, cycleNs float64) LatencySummary {
 	if count == 0 {
@@ -175,31 +141,23 @@ func summarize(h *hdrhistogram.Histogram, sum, count int64, cycleNs float64) Lat
 		P99Cycles: h.ValueAtQuantile(99), MaxCycles: h.Max(), MeanNs: mean * cycleNs}
 }
 
-func (n *Network) totalDeliveredFlits() int64 {
-	var f int64
-	for _, nic := range n.NICs {
-		f += nic.DeliveredFlits
-	}
-	return f
-}
-
 // digest hashes the simulated outcome: every NIC's delivery sequence, the
 // cycle reached and the measured counters. No wall-clock figure enters it.
-func (n *Network) digest(reached clock.Cycle, st *Stats) string {
-	h := uint64(fnvOffset)
-	h = fnvMix(h, uint64(reached))
-	for _, nic := range n.NICs {
-		h = fnvMix(h, nic.digest, uint64(nic.GenPackets), uint64(nic.DeliveredPackets))
+func digest(reached clock.Cycle, t *fabric.Totals) string {
+	h := fabric.HashWords(fabric.HashOffset, uint64(reached))
+	for _, nic := range t.NICs {
+		h = fabric.HashWords(h, nic.DeliveryHash, uint64(nic.Generated), uint64(nic.Delivered))
 	}
+	st := t.Stats
 	for i := range st.Offered {
-		h = fnvMix(h, uint64(st.Offered[i]), uint64(st.Delivered[i]), uint64(st.LatSum[i]), uint64(st.NetLatSum[i]))
+		h = fabric.HashWords(h, uint64(st.Offered[i]), uint64(st.Delivered[i]), uint64(st.LatSum[i]), uint64(st.NetLatSum[i]))
 	}
 	return fmt.Sprintf("%016x", h)
 }
 
 // series turns the per-interval delivered flits into throughput points, up
 // to the cycle reached (the last interval may be shorter).
-func series(st *Stats, interval, reached int64, nics int) []SeriesPoint {
+func series(st *fabric.Stats, interval, reached int64, nics int) []SeriesPoint {
 	if interval <= 0 {
 		return nil
 	}

@@ -1,0 +1,56 @@
+package fabric
+
+import (
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/messages"
+)
+
+// What the whole-network tests (package fabric_test, which run networks
+// through the run layer) read of the components' insides.
+
+// FedByNIC reports whether input buffer i of mp is wired to a NIC.
+func FedByNIC(n *Network, mp *MPort, i int) bool {
+	_, ok := n.Comps[mp.upComp[i]].(*NIC)
+	return mp.wired[i] && ok
+}
+
+// InputPushback measures switch sw's wired input buffers now: how many
+// push back (some VL in use cannot take another packet of the largest
+// size), of how many, and the fullest one's occupancy.
+func InputPushback(n *Network, sw int) (full, of int, fullest float64) {
+	largest := int32(n.Config.credits(n.Config.MaxPacketFlits()))
+	for _, m := range n.Switches[sw].MPorts {
+		for i := range m.occ {
+			if !m.wired[i] {
+				continue
+			}
+			of++
+			fullest = max(fullest, float64(m.occ[i].Total())/float64(m.occ[i].capacity))
+			for vl := range m.occ[i].used {
+				if m.occ[i].Used(vl) > 0 && !m.occ[i].Fits(vl, largest) {
+					full++
+					break
+				}
+			}
+		}
+	}
+	return full, of, fullest
+}
+
+// TraceDeliveries makes nic call f with every packet it receives.
+func TraceDeliveries(nic *NIC, f func(messages.Packet)) { nic.trace = f }
+
+// Silence stops nic from generating traffic of its own.
+func Silence(nic *NIC) {
+	for sl := range nic.nextGen {
+		nic.nextGen[sl] = clock.Never
+	}
+	nic.tm = nil
+}
+
+// SendAt queues a message of flits flits of SL sl for NIC dst on nic at
+// cycle t, which nic starts sending at t.
+func SendAt(nic *NIC, sl, dst int, flits int32, t clock.Cycle) {
+	nic.enqueue(sl, dst, flits, t)
+	nic.at(t, nicSend)
+}

@@ -1,0 +1,70 @@
+package fabric
+
+import "github.com/opasim/opasim/clock"
+
+// Totals are the whole-network counters a run's results are made of. Read
+// them only when no engine is running the network.
+type Totals struct {
+	Stats              *Stats // the measurements of every NIC group, merged
+	NICs               []NICTotals
+	DeliveredFlits     int64 // whole run, warm-up included
+	UndeliveredPackets int64 // generated, not dropped, not delivered
+	DroppedPackets     int64 // dropped from application queues at traffic.stop_cycle
+	CreditStallCycles  int64
+	// Output scheduler decisions over the whole run, and the wasted ones
+	// (a pick whose head could not send; WastedNotReady: on a head not
+	// ready yet).
+	SwitchDecisions, SwitchWasted, WastedNotReady int64
+	NICDecisions, NICWasted                       int64
+}
+
+// NICTotals is what one NIC contributes to the run's digest: the hash of
+// its delivery sequence and its packet counts.
+type NICTotals struct {
+	DeliveryHash         uint64
+	Generated, Delivered int64
+}
+
+// Totals sums the network's counters.
+func (n *Network) Totals() Totals {
+	t := Totals{Stats: NewStats(len(n.Config.QoS.SLs))}
+	for _, g := range n.Groups {
+		if g.Stats != nil {
+			t.Stats.Merge(g.Stats)
+		}
+	}
+	for _, sp := range n.Switches {
+		for _, op := range sp.Outputs {
+			t.CreditStallCycles += op.StallCycles
+			t.SwitchDecisions, t.SwitchWasted = t.SwitchDecisions+op.Decisions, t.SwitchWasted+op.WastedDecisions
+			t.WastedNotReady += op.WastedNotReady
+		}
+	}
+	for _, nic := range n.NICs {
+		t.NICs = append(t.NICs, NICTotals{DeliveryHash: nic.digest, Generated: nic.GenPackets, Delivered: nic.DeliveredPackets})
+		t.UndeliveredPackets += nic.GenPackets - nic.DeliveredPackets - nic.DroppedPackets
+		t.DroppedPackets += nic.DroppedPackets
+		t.DeliveredFlits += nic.DeliveredFlits
+		t.NICDecisions, t.NICWasted = t.NICDecisions+nic.Decisions, t.NICWasted+nic.WastedDecisions
+	}
+	return t
+}
+
+// HitRate is the share of decisions that sent a packet: 1 - wasted/decisions
+// (seed 000 section 4.2's "hit rate"); 1 when there was no decision.
+func HitRate(decisions, wasted int64) float64 {
+	if decisions == 0 {
+		return 1
+	}
+	return 1 - float64(wasted)/float64(decisions)
+}
+
+// HashOffset starts an FNV-1a running hash (HashWords).
+const HashOffset uint64 = fnvOffset
+
+// HashWords folds words into an FNV-1a running hash, byte by byte: the hash
+// NICs keep of their deliveries, and the run's digest.
+func HashWords(h uint64, words ...uint64) uint64 { return fnvMix(h, words...) }
+
+// MaxLatency bounds what the latency histograms of Stats track exactly.
+const MaxLatency clock.Cycle = maxLatency

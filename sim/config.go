@@ -1,0 +1,74 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/opasim/opasim/fabric"
+)
+
+// maxFileBytes caps what the run layer reads from one input file (a config
+// or a DTable table): far above any real one, small enough that a wrong
+// path (a device, a huge data file) is refused at once.
+const maxFileBytes = 1 << 20
+
+// LoadConfig decodes the YAML file path over cfg (keys it does not name
+// keep their value). Unknown keys and a second YAML document are errors, as
+// are a file that is not a regular file or is larger than 1 MiB.
+func LoadConfig(path string, cfg *fabric.Config) error {
+	if path == "" {
+		return errors.New("empty path")
+	}
+	f, err := openRegular(path, maxFileBytes)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(limitReader(f, maxFileBytes))
+	if err != nil {
+		return err
+	}
+	if err := DecodeConfig(data, cfg); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// DecodeConfig decodes YAML into cfg; unknown keys and trailing documents
+// are errors.
+func DecodeConfig(data []byte, cfg *fabric.Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return errors.New("more than one YAML document")
+	}
+	return nil
+}
+
+// limitReader reads at most limit bytes, then fails: a file that grows
+// while it is read is not read without bound.
+func limitReader(r io.Reader, limit int64) io.Reader {
+	return &capped{r: io.LimitReader(r, limit+1), left: limit + 1, limit: limit}
+}
+
+type capped struct {
+	r           io.Reader
+	left, limit int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left <= 0 {
+		return n, fmt.Errorf("more than %d bytes", c.limit)
+	}
+	return n, err
+}

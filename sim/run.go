@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/dtable"
+	"github.com/opasim/opasim/fabric/sched"
+)
+
+// Engine drives a network from its first cycle to the configured end, an
+// interruption of ctx, or a blocked network. It returns an error only when
+// it failed (the outcome of a blocked or interrupted run is not an error).
+type Engine interface {
+	Run(ctx context.Context, n *fabric.Network, h Hooks) (Outcome, error)
+}
+
+// ConfigError is a config the run layer refused: bad input, not a failure.
+type ConfigError struct{ Err error }
+
+func (e ConfigError) Error() string { return e.Err.Error() }
+func (e ConfigError) Unwrap() error { return e.Err }
+
+// Build reads the files cfg names (qos.dtable_file) and builds the network
+// with the default schedulers. Every error is a ConfigError.
+func Build(cfg fabric.Config) (*fabric.Network, error) {
+	var in fabric.Inputs
+	if path := cfg.QoS.DTableFile; path != "" {
+		tab, err := readDTable(path)
+		if err != nil {
+			return nil, ConfigError{err}
+		}
+		in.DTable = &tab
+	}
+	n, err := fabric.BuildWith(cfg, sched.Default(), in)
+	if err != nil {
+		return nil, ConfigError{err}
+	}
+	return n, nil
+}
+
+func readDTable(path string) (dtable.Table, error) {
+	f, err := openRegular(path, maxFileBytes)
+	if err != nil {
+		return dtable.Table{}, fmt.Errorf("qos.dtable_file: %w", err)
+	}
+	defer f.Close()
+	tab, err := dtable.ReadTable(limitReader(f, maxFileBytes))
+	if err != nil {
+		return dtable.Table{}, fmt.Errorf("qos.dtable_file %s: %w", path, err)
+	}
+	return tab, nil
+}
+
+// Execute runs n on engine e and measures it.
+func Execute(ctx context.Context, n *fabric.Network, e Engine, h Hooks) (*Results, error) {
+	o, err := e.Run(ctx, n, h)
+	if err != nil {
+		return nil, err
+	}
+	return Measure(n, o), nil
+}
+
+// Simulate builds cfg's network and runs it on the engine cfg names, one of
+// engines: the whole run for callers that watch nothing but progress
+// (sweeps, benchmarks, tests).
+func Simulate(ctx context.Context, cfg fabric.Config, engines map[string]Engine, h Hooks) (*Results, error) {
+	n, err := Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e, ok := engines[cfg.Engine]
+	if !ok {
+		return nil, ConfigError{fmt.Errorf("engine: %q is not available here", cfg.Engine)}
+	}
+	return Execute(ctx, n, e, h)
+}
+
+// openRegular opens path for reading if it is a regular file of at most
+// limit bytes.
+func openRegular(path string, limit int64) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if st.Size() > limit {
+		f.Close()
+		return nil, fmt.Errorf("%s: %d bytes, more than the limit of %d", path, st.Size(), limit)
+	}
+	return f, nil
+}

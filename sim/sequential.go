@@ -1,0 +1,106 @@
+package sim
+
+import (
+	"context"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/messages"
+)
+
+// Sequential is the reference engine: it drives the network window by
+// window on one goroutine, the due groups in index order and, within a
+// group, its due components in member order.
+type Sequential struct {
+	// Lose, when set, sees every message a component sends, before it is
+	// routed; returning true loses the message (tests use it to check that
+	// the conservation check catches a loss).
+	Lose func(*messages.Msg) bool
+}
+
+// Run drives n to the configured end, an interruption of ctx, or a
+// blocked network.
+func (s Sequential) Run(ctx context.Context, n *fabric.Network, h Hooks) (Outcome, error) {
+	l := NewWindows(ctx, n, h)
+	e := seqEngine{n: n, l: l, lose: s.Lose, groupOf: make([]int, len(n.Comps)),
+		pending: make([][]messages.Msg, len(n.Comps)), wake: make([]clock.Cycle, len(n.Comps))}
+	for g, grp := range n.Groups {
+		for _, id := range grp.Members {
+			e.groupOf[id], e.wake[id] = g, n.Comps[id].Next()
+		}
+	}
+	for {
+		w, due, ok := l.Next()
+		if !ok {
+			break
+		}
+		for _, g := range due {
+			e.step(g, w)
+		}
+		l.Barrier(0)
+	}
+	o := l.Outcome("sequential")
+	for _, p := range e.pending {
+		o.InFlight = append(o.InFlight, p...)
+	}
+	return o, nil
+}
+
+type seqEngine struct {
+	n       *fabric.Network
+	l       *Windows
+	lose    func(*messages.Msg) bool
+	groupOf []int            // component -> group
+	pending [][]messages.Msg // per component, the messages it has not taken yet
+	wake    []clock.Cycle    // per component
+	out     fabric.Outbox
+}
+
+// step runs group g through window w: its components that have work
+// before w.To, in member order.
+func (e *seqEngine) step(g int, w clock.Window) {
+	members := e.n.Groups[g].Members
+	for _, id := range members {
+		if e.wake[id] < w.To {
+			c := e.n.Comps[id]
+			if len(e.pending[id]) > 0 {
+				c.Deliver(e.pending[id])
+				e.pending[id] = e.pending[id][:0]
+			}
+			e.wake[id] = c.Advance(w.To, &e.out)
+			e.route(g)
+		}
+	}
+	next := clock.Never
+	for _, id := range members {
+		next = clock.Min(next, e.wake[id])
+	}
+	if o := e.l.Observer(); o != nil {
+		o.GroupDone(g, w, 0)
+	}
+	e.l.Done(g, next, e.n.Moves(g), e.n.Undelivered(g))
+}
+
+// route files the messages a component sent: for a component of group g,
+// its next wake moves; for another group's, the window loop wakes that
+// group.
+func (e *seqEngine) route(g int) {
+	for k := range e.out.Msgs {
+		m := &e.out.Msgs[k]
+		if e.lose != nil && e.lose(m) {
+			continue
+		}
+		e.pending[m.Dst] = append(e.pending[m.Dst], *m)
+		e.wake[m.Dst] = clock.Min(e.wake[m.Dst], m.At)
+		if dg := e.groupOf[m.Dst]; dg != g {
+			e.l.Wake(dg, m.At)
+		}
+	}
+	e.out.Msgs = e.out.Msgs[:0]
+}
+
+// RunSequential runs n on the sequential engine (which never fails).
+func RunSequential(ctx context.Context, n *fabric.Network, h Hooks) Outcome {
+	o, _ := Sequential{}.Run(ctx, n, h)
+	return o
+}
