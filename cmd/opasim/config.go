@@ -23,24 +23,34 @@ type runFlags struct {
 	observe                                 observeFlags
 }
 
+// register binds every flag of `run`: the shared config flags, the point
+// a sweep varies (--load, --seed, --scheduler), and where results and
+// profiles go.
 func (f *runFlags) register(fs *pflag.FlagSet) {
+	f.registerConfig(fs)
+	fs.Float64Var(&f.load, "load", 0, "offered load in flits/cycle/NIC, in (0, 1] (default 0.5)")
+	fs.Uint64Var(&f.seed, "seed", 0, "master random seed (default 1)")
+	fs.StringVar(&f.scheduler, "scheduler", "", "output scheduler (default rr)")
+	fs.StringVar(&f.out, "out", "", "write the results JSON here")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the run here")
+	fs.StringVar(&f.memProfile, "memprofile", "", "write a pprof heap profile at the end of the run here")
+	f.observe.register(fs)
+}
+
+// registerConfig binds the flags that build a config the same way in
+// `run` and `sweep`: one name, help text and default each.
+func (f *runFlags) registerConfig(fs *pflag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "YAML config file (unknown keys are errors); flags override it")
 	fs.StringVar(&f.preset, "preset", "", "topology preset: "+strings.Join(topo.PresetNames(), ", "))
 	fs.StringVar(&f.traffic, "traffic", "", "traffic scenario applied before the config file: "+strings.Join(fabric.TrafficPresets(), ", "))
 	fs.IntVar(&f.ports, "ports", 0, "switch ports, one NIC each (multiple of 4, >= 8; default 48)")
 	fs.StringVar(&f.pattern, "pattern", "", "destination pattern (uniform, neighbour, bit_reversal, bit_complement, transpose, shuffle, hot_spot)")
-	fs.Float64Var(&f.load, "load", 0, "offered load in flits/cycle/NIC, in (0, 1] (default 0.5)")
 	fs.Int64Var(&f.cycles, "cycles", 0, "cycles to simulate, warm-up included (default 20000)")
 	fs.Int64Var(&f.warmup, "warmup", 0, "warm-up cycles not measured (default 5000)")
-	fs.Uint64Var(&f.seed, "seed", 0, "master random seed (default 1)")
-	fs.StringVar(&f.engine, "engine", "", "actors or sequential (default actors)")
-	fs.StringVar(&f.scheduler, "scheduler", "", "output scheduler (default rr)")
+	fs.StringVar(&f.engine, "engine", "", "actors or sequential (default: run uses the config file's, else actors; "+
+		"sweep runs every point on sequential unless this flag is given)")
 	fs.StringVar(&f.schedulerView, "scheduler-view", "", "what the schedulers see: eligible, table or table_feedback (default eligible)")
 	fs.Int64Var(&f.window, "window", 0, "cycles per clock window (default: the largest allowed)")
-	fs.StringVar(&f.out, "out", "", "write the results JSON here")
-	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the run here")
-	fs.StringVar(&f.memProfile, "memprofile", "", "write a pprof heap profile at the end of the run here")
-	f.observe.register(fs)
 }
 
 // load builds the effective config: defaults, then the file, then flags.

@@ -1,12 +1,10 @@
-package main
+package sweep
 
 // The plots of a sweep, after seed 000 Figs. 3 and 4 (section 4.2.3): an
 // SL keeps its colour in every figure, a scheduler its marker and dashes
 // (DTable a circle, SBT a square, RR a cross, as in the paper).
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image/color"
@@ -15,63 +13,37 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
-func newPlotCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "plot DIR",
-		Short: "Redraw a sweep's plots in DIR/plots from DIR/summary.json, without running anything",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return badInput(fmt.Errorf("plot: want one argument, the directory of a sweep (its --out); got %d", len(args)))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			sum, err := readSummary(args[0])
-			if err != nil {
-				return badInput(err)
-			}
-			return reportPlots(cmd.OutOrStdout(), args[0], sum)
-		},
-	}
-}
+// ErrUndrawable is wrapped by the error of a figure whose every value was
+// left out because it could not be drawn: a summary not fit to plot.
+var ErrUndrawable = errors.New("no value can be drawn")
 
-func readSummary(dir string) (*sweepSummary, error) {
-	path := filepath.Join(dir, "summary.json")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var sum sweepSummary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(sum.Schedulers) == 0 || len(sum.SLs) == 0 {
-		return nil, fmt.Errorf("%s: not the summary of a sweep (no schedulers or SLs)", path)
-	}
-	return &sum, nil
-}
-
-// reportPlots draws the figures into sweepDir/plots and lists them on out.
-func reportPlots(out io.Writer, sweepDir string, sum *sweepSummary) error {
+// WritePlots draws the figures of sum into sweepDir/plots and lists them
+// on out. A value that cannot be drawn (not finite, a negative interval,
+// or too large or too small for the axis) is reported on warn, naming the
+// point and the field, and left out. A figure left with nothing to draw
+// because of such values is an error, returned after the other figures
+// are written.
+func WritePlots(out, warn io.Writer, sweepDir string, sum *Summary) error {
 	dir := filepath.Join(sweepDir, "plots")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	var written []string
+	var errs []error
 	for _, f := range figures {
-		p, why := f.plot(sum)
+		p, why, err := f.plot(sum, warn)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("plot %s: %w", f.name, err))
+			continue
+		}
 		if p == nil {
 			fmt.Fprintf(out, "plots: no %s plot: %s\n", f.name, why)
 			continue
@@ -85,7 +57,7 @@ func reportPlots(out io.Writer, sweepDir string, sum *sweepSummary) error {
 	if len(written) > 0 {
 		fmt.Fprintf(out, "plots: %s\n", strings.Join(written, ", "))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // figure is one plot of a sweep: a metric of every SL against the load.
@@ -118,12 +90,12 @@ type series struct {
 
 // series collects the figure's lines in summary order, leaving out loads
 // without a value (and, on a log axis, values that are not positive).
-func (f *figure) series(sum *sweepSummary) []series {
+// Values that cannot be drawn are reported on warn and counted in skipped.
+func (f *figure) series(sum *Summary, warn io.Writer) (out []series, skipped int) {
 	slIndex := map[string]int{}
 	for i, sl := range sum.SLs {
 		slIndex[sl.Name] = i
 	}
-	var out []series
 	line := map[[2]string]int{}
 	for _, r := range sum.Rows {
 		i, isSL := slIndex[r.SL]
@@ -131,28 +103,62 @@ func (f *figure) series(sum *sweepSummary) []series {
 		if !isSL || (f.scheduler != "" && r.Scheduler != f.scheduler) || e.Mean == nil || (f.logY && *e.Mean <= 0) {
 			continue
 		}
+		pt := seriesPoint{x: r.Load, y: *e.Mean}
+		if e.CI95 != nil {
+			pt.ci = *e.CI95
+		}
+		if why := f.undrawable(pt); why != "" {
+			fmt.Fprintf(warn, "plots: %s: left out scheduler %s, load %v, SL %s: %s mean %v, ci95 %v: %s\n",
+				f.name, r.Scheduler, r.Load, r.SL, f.metric, pt.y, pt.ci, why)
+			skipped++
+			continue
+		}
 		k := [2]string{r.Scheduler, r.SL}
 		if _, ok := line[k]; !ok {
 			line[k] = len(out)
 			out = append(out, series{scheduler: r.Scheduler, sl: i})
 		}
-		pt := seriesPoint{x: r.Load, y: *e.Mean}
-		if e.CI95 != nil {
-			pt.ci = *e.CI95
-		}
 		out[line[k]].pts = append(out[line[k]].pts, pt)
 	}
-	return out
+	return out, skipped
 }
 
-// plot draws the figure, or says why there is nothing to draw.
-func (f *figure) plot(sum *sweepSummary) (*plot.Plot, string) {
-	if f.scheduler != "" && !slices.Contains(sum.Schedulers, f.scheduler) {
-		return nil, "the sweep has no " + f.scheduler + " runs"
+// The figures draw values within ±maxPlotValue, and on a log axis no
+// smaller than minLogValue, so that the axis ends and ticks stay finite.
+const (
+	maxPlotValue = 1e300
+	minLogValue  = 1e-300
+)
+
+// undrawable says why pt cannot be drawn, or "" if it can.
+func (f *figure) undrawable(pt seriesPoint) string {
+	inRange := func(v float64) bool { return math.Abs(v) <= maxPlotValue }
+	switch {
+	case math.IsNaN(pt.x) || math.IsInf(pt.x, 0) || math.IsNaN(pt.y) || math.IsInf(pt.y, 0) ||
+		math.IsNaN(pt.ci) || math.IsInf(pt.ci, 0):
+		return "not a finite number"
+	case pt.ci < 0:
+		return "a negative confidence interval"
+	case !inRange(pt.y) || !inRange(pt.y+pt.ci) || !inRange(pt.y-pt.ci):
+		return fmt.Sprintf("beyond ±%g", maxPlotValue)
+	case f.logY && pt.y < minLogValue:
+		return fmt.Sprintf("below %g, too small for the log axis", minLogValue)
 	}
-	lines := f.series(sum)
+	return ""
+}
+
+// plot draws the figure, or says why there is nothing to draw; a figure
+// whose every value was left out as undrawable is an error.
+func (f *figure) plot(sum *Summary, warn io.Writer) (*plot.Plot, string, error) {
+	if f.scheduler != "" && !slices.Contains(sum.Schedulers, f.scheduler) {
+		return nil, "the sweep has no " + f.scheduler + " runs", nil
+	}
+	lines, skipped := f.series(sum, warn)
+	if len(lines) == 0 && skipped > 0 {
+		return nil, "", fmt.Errorf("%w: all %d values of %s were left out (see the messages above)", ErrUndrawable, skipped, f.metric)
+	}
 	if len(lines) == 0 {
-		return nil, "nothing to draw yet (no run has a value for " + f.metric + ")"
+		return nil, "nothing to draw yet (no run has a value for " + f.metric + ")", nil
 	}
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %s, %s", f.title, sum.Topology, sum.Traffic)
@@ -178,12 +184,12 @@ func (f *figure) plot(sum *sweepSummary) (*plot.Plot, string) {
 		p.Y.Min, p.Y.Max = 0, max(1, hi)
 	}
 	f.legend(p, sum)
-	return p, ""
+	return p, "", nil
 }
 
 // addShares draws a thin dotted line at each SL's configured share: where
 // a scheduler that honours the shares should put the normalized throughput.
-func addShares(p *plot.Plot, sum *sweepSummary) {
+func addShares(p *plot.Plot, sum *Summary) {
 	for i, sl := range sum.SLs {
 		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: sl.Share}, {X: 1, Y: sl.Share}})
 		if err != nil {
@@ -241,7 +247,7 @@ func (e errPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
 func (e errPoints) YError(i int) (float64, float64) { return e[i].low, e[i].ci }
 
 // legend lists the SL colours, then the scheduler markers and dashes.
-func (f *figure) legend(p *plot.Plot, sum *sweepSummary) {
+func (f *figure) legend(p *plot.Plot, sum *Summary) {
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
 	p.Legend.ThumbnailWidth = vg.Points(28)
@@ -262,130 +268,4 @@ func (f *figure) legend(p *plot.Plot, sum *sweepSummary) {
 		p.Legend.Add("configured share", &plotter.Line{LineStyle: draw.LineStyle{Color: color.Gray{Y: 96},
 			Width: vg.Points(0.5), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}})
 	}
-}
-
-// slColors: VO blue as in the paper, then green, red, orange, purple...
-var slColors = []color.Color{
-	color.RGBA{24, 90, 169, 255}, color.RGBA{0, 140, 72, 255}, color.RGBA{238, 46, 47, 255},
-	color.RGBA{244, 125, 35, 255}, color.RGBA{102, 44, 145, 255}, color.RGBA{162, 29, 33, 255},
-	color.RGBA{180, 56, 148, 255}, color.RGBA{90, 90, 90, 255},
-}
-
-func slColor(i int) color.Color { return slColors[i%len(slColors)] }
-
-// schedulerGlyphs follow the paper: DTable (DT) circles, SBT squares, RR
-// crosses; the variants get their own.
-var schedulerGlyphs = map[string]draw.GlyphDrawer{
-	"dtable": draw.CircleGlyph{}, "sbt": draw.SquareGlyph{}, "rr": draw.CrossGlyph{},
-	"sbt_strict": draw.TriangleGlyph{}, "rr_vl": draw.PlusGlyph{}, "rr_burst": draw.PyramidGlyph{},
-}
-
-// schedulerStyle is a scheduler's marker and its dashes, which follow its
-// place in the sweep so every figure of a sweep agrees.
-func schedulerStyle(sum *sweepSummary, name string) (draw.GlyphDrawer, []vg.Length) {
-	g, ok := schedulerGlyphs[name]
-	if !ok {
-		g = draw.RingGlyph{}
-	}
-	return g, plotutil.Dashes(max(slices.Index(sum.Schedulers, name), 0))
-}
-
-var schedulerLabels = map[string]string{
-	"dtable": "DTable (DT)", "sbt": "SBT", "sbt_strict": "SBT strict", "rr": "RR", "rr_vl": "RR per VL",
-	"rr_burst": "RR as SBT",
-}
-
-func schedulerLabel(name string) string {
-	if l, ok := schedulerLabels[name]; ok {
-		return l
-	}
-	return name
-}
-
-// logTicks labels 1, 2 and 5 of every decade and marks the other digits;
-// with niceDown and niceUp as the axis ends both ends carry a label.
-type logTicks struct{}
-
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
-	for d := math.Pow(10, math.Floor(math.Log10(lo))); d <= hi; d *= 10 {
-		for m := 1; m <= 9; m++ {
-			v := float64(m) * d
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-				continue
-			}
-			t := plot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
-				t.Label = tickLabel(v)
-			}
-			ticks = append(ticks, t)
-		}
-	}
-	return ticks
-}
-
-// tickLabel writes v to three significant digits without an exponent:
-// 2000, not 2e+03.
-func tickLabel(v float64) string {
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
-	return strconv.FormatFloat(r, 'f', -1, 64)
-}
-
-// loadTicks mark every tenth of the injection rate and label every fifth.
-func loadTicks() plot.ConstantTicks {
-	var ticks plot.ConstantTicks
-	for i := 0; i <= 10; i++ {
-		t := plot.Tick{Value: float64(i) / 10}
-		if i%2 == 0 {
-			t.Label = tickLabel(t.Value)
-		}
-		ticks = append(ticks, t)
-	}
-	return ticks
-}
-
-// niceDown and niceUp round a positive number to the 1-2-5 series.
-func niceDown(v float64) float64 {
-	d := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{5, 2, 1} {
-		if m*d <= v {
-			return m * d
-		}
-	}
-	return d
-}
-
-func niceUp(v float64) float64 {
-	d := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
-		if m*d >= v {
-			return m * d
-		}
-	}
-	return 10 * d
-}
-
-const (
-	plotWidth  = 7 * vg.Inch
-	plotHeight = 5 * vg.Inch
-	plotDPI    = 150
-)
-
-// savePlot writes base.png and base.svg and returns their paths.
-func savePlot(p *plot.Plot, base string) ([]string, error) {
-	var png, svg bytes.Buffer
-	c := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI))
-	p.Draw(draw.New(c))
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&png); err != nil {
-		return nil, err
-	}
-	w, err := p.WriterTo(plotWidth, plotHeight, "svg")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := w.WriteTo(&svg); err != nil {
-		return nil, err
-	}
-	err = errors.Join(writeFileAtomic(base+".png", png.Bytes()), writeFileAtomic(base+".svg", svg.Bytes()))
-	return []string{base + ".png", base + ".svg"}, err
 }

@@ -1,0 +1,15 @@
+// Package sweep runs the experiment of seed 000 section 4.2.3 as a library:
+// a grid of schedulers × injection rates × seeds around one base config, a
+// resumable runner that stores each run's results and reuses stored ones,
+// the per-point means with Student-t 95% confidence intervals, and the
+// plots of Figs. 3 and 4.
+//
+// The runner does not know how a config is simulated: the caller passes a
+// SimulateFunc, so this package never imports an engine. Parsing of the
+// axes (ParseLoads, ParseSchedulers, SeedRange, ParseSeedList) refuses a
+// grid of more than MaxPoints runs before anything is allocated or run.
+//
+// Imports: fabric (for Config) and sim (for Results) only, gonum's stat and plot
+// packages. No flags, no printing except to the writers it is given, no
+// os.Exit.
+package sweep

@@ -1,0 +1,149 @@
+package sweep
+
+// How the figures look: an SL keeps its colour in every figure, a scheduler
+// its marker and dashes; the axes' ticks; writing PNG and SVG.
+
+import (
+	"bytes"
+	"errors"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// slColors: VO blue as in the paper, then green, red, orange, purple...
+var slColors = []color.Color{
+	color.RGBA{24, 90, 169, 255}, color.RGBA{0, 140, 72, 255}, color.RGBA{238, 46, 47, 255},
+	color.RGBA{244, 125, 35, 255}, color.RGBA{102, 44, 145, 255}, color.RGBA{162, 29, 33, 255},
+	color.RGBA{180, 56, 148, 255}, color.RGBA{90, 90, 90, 255},
+}
+
+func slColor(i int) color.Color { return slColors[i%len(slColors)] }
+
+// schedulerGlyphs follow the paper: DTable (DT) circles, SBT squares, RR
+// crosses; the variants get their own.
+var schedulerGlyphs = map[string]draw.GlyphDrawer{
+	"dtable": draw.CircleGlyph{}, "sbt": draw.SquareGlyph{}, "rr": draw.CrossGlyph{},
+	"sbt_strict": draw.TriangleGlyph{}, "rr_vl": draw.PlusGlyph{}, "rr_burst": draw.PyramidGlyph{},
+}
+
+// schedulerStyle is a scheduler's marker and its dashes, which follow its
+// place in the sweep so every figure of a sweep agrees.
+func schedulerStyle(sum *Summary, name string) (draw.GlyphDrawer, []vg.Length) {
+	g, ok := schedulerGlyphs[name]
+	if !ok {
+		g = draw.RingGlyph{}
+	}
+	return g, plotutil.Dashes(max(slices.Index(sum.Schedulers, name), 0))
+}
+
+var schedulerLabels = map[string]string{
+	"dtable": "DTable (DT)", "sbt": "SBT", "sbt_strict": "SBT strict", "rr": "RR", "rr_vl": "RR per VL",
+	"rr_burst": "RR as SBT",
+}
+
+func schedulerLabel(name string) string {
+	if l, ok := schedulerLabels[name]; ok {
+		return l
+	}
+	return name
+}
+
+// logTicks labels 1, 2 and 5 of every decade and marks the other digits;
+// with niceDown and niceUp as the axis ends both ends carry a label. An
+// axis that does not lie within (0, +Inf) gets no ticks.
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || math.IsInf(lo, 0) || !(hi >= lo) || math.IsInf(hi, 0) {
+		return nil
+	}
+	var ticks []plot.Tick
+	for d := math.Pow(10, math.Floor(math.Log10(lo))); d <= hi; d *= 10 {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * d
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || m == 2 || m == 5 {
+				t.Label = tickLabel(v)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// tickLabel writes v to three significant digits without an exponent:
+// 2000, not 2e+03.
+func tickLabel(v float64) string {
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// loadTicks mark every tenth of the injection rate and label every fifth.
+func loadTicks() plot.ConstantTicks {
+	var ticks plot.ConstantTicks
+	for i := 0; i <= 10; i++ {
+		t := plot.Tick{Value: float64(i) / 10}
+		if i%2 == 0 {
+			t.Label = tickLabel(t.Value)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// niceDown and niceUp round a positive number to the 1-2-5 series.
+func niceDown(v float64) float64 {
+	d := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{5, 2, 1} {
+		if m*d <= v {
+			return m * d
+		}
+	}
+	return d
+}
+
+func niceUp(v float64) float64 {
+	d := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*d >= v {
+			return m * d
+		}
+	}
+	return 10 * d
+}
+
+const (
+	plotWidth  = 7 * vg.Inch
+	plotHeight = 5 * vg.Inch
+	plotDPI    = 150
+)
+
+// savePlot writes base.png and base.svg and returns their paths.
+func savePlot(p *plot.Plot, base string) ([]string, error) {
+	var png, svg bytes.Buffer
+	c := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI))
+	p.Draw(draw.New(c))
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&png); err != nil {
+		return nil, err
+	}
+	w, err := p.WriterTo(plotWidth, plotHeight, "svg")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.WriteTo(&svg); err != nil {
+		return nil, err
+	}
+	err = errors.Join(writeFileAtomic(base+".png", png.Bytes()), writeFileAtomic(base+".svg", svg.Bytes()))
+	return []string{base + ".png", base + ".svg"}, err
+}
