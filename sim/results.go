@@ -43,6 +43,8 @@ type Results struct {
 	Config               fabric.Config  `json:"config"`
 	Seed                 uint64         `json:"seed"`
 	Engine               string         `json:"engine"`
+	Topology             string         `json:"topology"` // the network run: preset, kind, shape, routing
+	Switches             int            `json:"switches"`
 	NICs                 int            `json:"nics"`
 	CycleNs              float64        `json:"cycle_ns"`
 	SimulatedCycles      int64          `json:"simulated_cycles"`
@@ -84,6 +86,7 @@ func Measure(n *fabric.Network, o Outcome) *Results {
 	measured := int64(o.Reached) - cfg.Warmup
 	nics := len(tot.NICs)
 	r := &Results{Config: cfg, Seed: cfg.Seed, Engine: o.Engine, NICs: nics, CycleNs: cfg.CycleNs(),
+		Topology: cfg.TopologySpec().Describe(), Switches: len(n.Switches),
 		SimulatedCycles: int64(o.Reached), MeasuredCycles: max(measured, 0), Interrupted: o.Interrupted,
 		Blocked: o.Blocked, PartialDeadlock: o.PartialDeadlock, Stuck: o.Stuck,
 		WallSeconds: o.Wall.Seconds()}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/google/renameio/v2"
 	"io"
 	"os"
 	"path/filepath"
@@ -214,22 +215,4 @@ func (s *Runner) runOne(ctx context.Context, i, of int) error {
 
 // writeFileAtomic writes data to a temporary file next to path and renames
 // it into place, so a reader (or a resumed sweep) never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
+func writeFileAtomic(path string, data []byte) error { return renameio.WriteFile(path, data, 0o644) }

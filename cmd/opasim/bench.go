@@ -50,7 +50,7 @@ func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure simulated cycles/s and delivered flits/s on the reference scenarios",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ps, err := parseProcs(procs)
 			if err != nil {

@@ -61,7 +61,7 @@ func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
 			return cfg, fmt.Errorf("--%w", err)
 		}
 	}
-	if f.config != "" {
+	if fs.Changed("config") {
 		if err := sim.LoadConfig(f.config, &cfg); err != nil {
 			return cfg, fmt.Errorf("--config: %w", err)
 		}
@@ -82,5 +82,19 @@ func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
 	set("scheduler", func() { cfg.QoS.Scheduler = f.scheduler })
 	set("scheduler-view", func() { cfg.QoS.SchedulerView = f.schedulerView })
 	set("window", func() { cfg.Window = f.window })
-	return cfg, nil
+	return cfg, f.contradictions(fs, &cfg)
+}
+
+// contradictions refuses flags that the rest of the config would silently
+// override.
+func (f *runFlags) contradictions(fs *pflag.FlagSet, cfg *fabric.Config) error {
+	if !fs.Changed("ports") {
+		return nil
+	}
+	if t := cfg.Topology; t.Preset != "" {
+		return fmt.Errorf("--ports %d: the preset %q has its own shape (see opasim topo %s); give one or the other", f.ports, t.Preset, t.Preset)
+	} else if t.Kind != "single_switch" {
+		return fmt.Errorf("--ports %d: only a single_switch topology has a port count; this config's topology.kind is %s", f.ports, t.Kind)
+	}
+	return nil
 }

@@ -4,41 +4,79 @@
 //	opasim run --config my.yaml --load 0.9 --out results.json
 //	opasim bench          simulator speed on the reference scenarios
 //
-// Exit status: 0 on success, 2 for bad input, 1 when a run fails.
+// Exit status: 0 on success, 2 for bad input, 1 when a run fails, 128 + the
+// signal's number when a signal stopped a run (after it wrote its results).
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
-// usageError marks bad input: exit status 2.
-type usageError struct{ err error }
-
-func (u usageError) Error() string { return u.err.Error() }
-func (u usageError) Unwrap() error { return u.err }
-
-func badInput(err error) error { return usageError{err} }
-
 func main() {
+	root := newRootCmd()
+	err := root.Execute()
+	if err != nil {
+		if _, ok := err.(signalled); !ok {
+			fmt.Fprintln(os.Stderr, "opasim:", err)
+		}
+	}
+	os.Exit(exitStatus(err))
+}
+
+func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "opasim",
 		Short:         "Cycle-level simulator of Omni-Path-style interconnects with QoS",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          subcommandArgs,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newRunCmd(), newBenchCmd(), newQoSCmd(), newTopoCmd())
 	root.AddCommand(newSweepCmd(), newPlotCmd())
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "opasim:", err)
-		var u usageError
-		if errors.As(err, &u) {
-			os.Exit(2)
+	argsAreInput(root)
+	return root
+}
+
+// argsAreInput makes every command's argument check report bad input.
+func argsAreInput(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return badInput(err)
+			}
+			return nil
 		}
-		os.Exit(1)
 	}
+	for _, sub := range c.Commands() {
+		argsAreInput(sub)
+	}
+}
+
+// subcommandArgs is the argument check of a command that only groups
+// subcommands: an argument that names none of them is bad input.
+func subcommandArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var names []string
+	for _, sub := range cmd.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return fmt.Errorf("unknown command %q for %q: must be one of: %s", args[0], cmd.CommandPath(), strings.Join(names, ", "))
+}
+
+// noArgs refuses positional arguments as bad input.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return badInput(fmt.Errorf("%s takes no arguments, only flags; got %q (see --help)", cmd.Name(), args))
+	}
+	return nil
 }

@@ -11,7 +11,10 @@ import (
 )
 
 func newQoSCmd() *cobra.Command {
-	qos := &cobra.Command{Use: "qos", Short: "QoS configuration tools"}
+	qos := &cobra.Command{Use: "qos", Short: "QoS configuration tools", Args: subcommandArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return badInput(fmt.Errorf("%s needs a subcommand: dtable (see --help)", cmd.CommandPath()))
+		}}
 	qos.AddCommand(newDTableCmd())
 	return qos
 }
@@ -28,7 +31,7 @@ func newDTableCmd() *cobra.Command {
 		Short: "Build a DTable arbitration table from N, GMTU, w, k and per-SL distance, MTU and share",
 		Example: "  opasim qos dtable --entries 128 --gmtu 16 --w 8 --k 2 \\\n" +
 			"    --sl VO:2:2:0.1 --sl VI:4:4:0.3 --sl CL:8:8:0.5 --sl BE:16:16:0.05 --sl BK:16:16:0.05 --out table.yaml",
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file != "" {
 				f, err := os.Open(file)

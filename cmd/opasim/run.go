@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -26,48 +24,31 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run one simulation (with no arguments: one 48-port switch, uniform traffic, load 0.5)",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := f.effective(cmd.Flags())
 			if err != nil {
 				return badInput(err)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			obs, err := startObserving(&f, cfg, cmd.ErrOrStderr())
-			if err != nil {
-				return badInput(err)
+			if err := f.checkOutputs(); err != nil {
+				return err
 			}
-			defer obs.close(ctx)
-			stopProfile, err := startProfiles(f.cpuProfile, f.memProfile)
-			if err != nil {
-				return badInput(err)
-			}
-			res, err := simulate(ctx, cfg, sim.Hooks{Progress: progressFor(os.Stderr, cfg.Cycles), Observer: obs.observer()})
-			obs.finish(res)
-			if perr := stopProfile(); perr != nil && err == nil {
-				err = perr
-			}
+			ctx, stopped := onSignals(cmd.Context())
+			res, err := f.execute(ctx, cmd, cfg)
+			sig := stopped()
 			if err != nil {
 				return err
 			}
 			printSummary(cmd.OutOrStdout(), res)
 			if f.out != "" {
-				if err := writeJSON(f.out, res); err != nil {
+				if err := writeResults(f.out, res, cmd.ErrOrStderr()); err != nil {
 					return err
 				}
 			}
-			if res.Blocked {
-				what := fmt.Sprintf("nothing moved for %d cycles with packets inside", cfg.Watchdog)
-				if res.PartialDeadlock {
-					what = fmt.Sprintf("deadlock: buffer heads did not move for %d cycles", cfg.Watchdog)
-				}
-				return fmt.Errorf("the network is blocked (%s); stuck:\n  %s", what, strings.Join(res.Stuck, "\n  "))
+			if sig != nil {
+				return sig
 			}
-			if !res.ConservationOK {
-				return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
-			}
-			return nil
+			return runFailure(cfg, res)
 		},
 	}
 	f.register(cmd.Flags())
@@ -89,21 +70,22 @@ func simulate(ctx context.Context, cfg fabric.Config, hooks sim.Hooks) (*sim.Res
 }
 
 // progressFor draws a live progress line (cycle, simulated cycles/s, ETA)
-// on w when it is a terminal; otherwise it reports nothing.
-func progressFor(w *os.File, cycles int64) sim.Progress {
+// on w when it is a terminal; otherwise it reports nothing. The function it
+// returns with it erases the line (call it before printing the summary).
+func progressFor(w *os.File, cycles int64) (sim.Progress, func()) {
 	if !term.IsTerminal(int(w.Fd())) {
-		return nil
+		return nil, func() {}
 	}
 	bar := progressbar.NewOptions64(cycles, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("cycles"),
 		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("cycles"),
 		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSetPredictTime(true))
-	return func(c clock.Cycle) { _ = bar.Set64(int64(c)) }
+	return func(c clock.Cycle) { _ = bar.Set64(int64(c)) }, func() { _ = bar.Clear() }
 }
 
 func printSummary(w io.Writer, r *sim.Results) {
 	c := r.Config
-	fmt.Fprintf(w, "opasim: %s, %d NICs, %s traffic at %.3g flits/cycle/NIC, scheduler %s, engine %s, seed %d\n",
-		c.Topology.Kind, r.NICs, c.Traffic.Pattern, c.Traffic.Load, c.QoS.Scheduler, r.Engine, r.Seed)
+	fmt.Fprintf(w, "opasim: %s; %s, %d NICs; %s traffic at %.3g flits/cycle/NIC, scheduler %s, engine %s, seed %d\n",
+		r.Topology, plural(r.Switches, "switch", "switches"), r.NICs, c.Traffic.Pattern, c.Traffic.Load, c.QoS.Scheduler, r.Engine, r.Seed)
 	if r.Interrupted {
 		fmt.Fprintf(w, "interrupted at cycle %d: results cover what was simulated\n", r.SimulatedCycles)
 	}
@@ -132,10 +114,74 @@ func printSummary(w io.Writer, r *sim.Results) {
 	fmt.Fprintf(w, "speed     %.0f cycles/s, %.0f flits/s, %.2f s wall\n", r.CyclesPerSecond, r.FlitsPerSecond, r.WallSeconds)
 }
 
-func writeJSON(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+// checkOutputs makes sure every file the run writes can be written before
+// it simulates anything.
+func (f *runFlags) checkOutputs() error {
+	for _, o := range []struct{ flag, path string }{{"--out", f.out}, {"--cpuprofile", f.cpuProfile}, {"--memprofile", f.memProfile}} {
+		if o.path != "" {
+			if err := checkWritable(o.flag, o.path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// execute runs cfg with the observability and profiles the flags ask for.
+func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, cfg fabric.Config) (*sim.Results, error) {
+	obs, err := startObserving(f, cfg, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, badInput(err)
+	}
+	defer obs.close(ctx)
+	stopProfile, err := startProfiles(f.cpuProfile, f.memProfile)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	progress, clearProgress := progressFor(os.Stderr, cfg.Cycles)
+	res, err := simulate(ctx, cfg, sim.Hooks{Progress: progress, Observer: obs.observer()})
+	clearProgress()
+	obs.finish(res)
+	if perr := stopProfile(); perr != nil && err == nil {
+		err = perr
+	}
+	return res, err
+}
+
+// runFailure is the error of a run that ended blocked or lost a message.
+func runFailure(cfg fabric.Config, res *sim.Results) error {
+	if res.Blocked {
+		what := fmt.Sprintf("nothing moved for %d cycles with packets inside", cfg.Watchdog)
+		if res.PartialDeadlock {
+			what = fmt.Sprintf("deadlock: buffer heads did not move for %d cycles", cfg.Watchdog)
+		}
+		return fmt.Errorf("the network is blocked (%s); stuck:\n  %s", what, strings.Join(res.Stuck, "\n  "))
+	}
+	if !res.ConservationOK {
+		return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
+	}
+	return nil
+}
+
+// writeResults writes the results JSON to path; if that fails, it prints
+// the JSON to stderr rather than lose a finished run.
+func writeResults(path string, res *sim.Results, stderr io.Writer) error {
+	data, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	data = append(data, '\n')
+	if err := writeFileAtomic(path, data); err != nil {
+		fmt.Fprintf(stderr, "opasim: could not write %s (%v); the results follow on stderr:\n", path, err)
+		stderr.Write(data)
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

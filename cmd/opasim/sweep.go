@@ -8,11 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -66,21 +63,19 @@ func newSweepCmd() *cobra.Command {
 				return badInput(err)
 			}
 			s.Log = cmd.ErrOrStderr()
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return s.Run(ctx, cmd.OutOrStdout())
+			ctx, stopped := onSignals(cmd.Context())
+			err = s.Run(ctx, cmd.OutOrStdout())
+			if sig := stopped(); sig != nil {
+				if err != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), "opasim:", err)
+				}
+				return sig
+			}
+			return err
 		},
 	}
 	f.register(cmd.Flags())
 	return cmd
-}
-
-// noArgs refuses positional arguments as bad input.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return badInput(fmt.Errorf("%s takes no arguments, only flags; got %q (see --help)", cmd.Name(), args))
-	}
-	return nil
 }
 
 // runner builds the grid from the flags, checking every flag, the grid's

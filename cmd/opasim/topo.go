@@ -29,7 +29,13 @@ func newTopoCmd() *cobra.Command {
 		Example: "  opasim topo torus2d-8x8 --channel-load\n" +
 			"  opasim topo torus2d-8x8 --channel-load --dor-ties plus --trunk-select dst_mod   # the first implementation\n" +
 			"  opasim topo torus3d-8x8x4 --channel-load transpose",
-		Args: cobra.RangeArgs(1, 2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 || len(args) > 2 {
+				return fmt.Errorf("topo takes a preset name (one of: %s) and, with --channel-load, a pattern; got %d arguments",
+					strings.Join(topo.PresetNames(), ", "), len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			loads := cmd.Flags().Changed("channel-load")
 			if len(args) == 2 {

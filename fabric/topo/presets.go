@@ -99,3 +99,27 @@ func (s Spec) clone() Spec {
 	s.Dims = append([]int(nil), s.Dims...)
 	return s
 }
+
+// Describe names the network in a few words: its preset name if it has
+// one, its kind and shape, and its routing, e.g. "torus2d-4x4 (torus 4x4,
+// 8 NICs per switch, trunks of 10, routing dor)".
+func (s Spec) Describe() string {
+	var shape string
+	switch s.Kind {
+	case KindTorus:
+		dims := make([]string, len(s.Dims))
+		for i, d := range s.Dims {
+			dims[i] = fmt.Sprint(d)
+		}
+		shape = fmt.Sprintf("torus %s, %d NICs per switch, trunks of %d", strings.Join(dims, "x"), s.NICsPerSwitch, s.Trunk)
+	case KindTree:
+		shape = fmt.Sprintf("%d-ary %d-tree", s.K, s.N)
+	default:
+		shape = fmt.Sprintf("single switch of %d ports", s.Ports)
+	}
+	shape += ", routing " + s.Routing
+	if s.Name == "" {
+		return shape
+	}
+	return s.Name + " (" + shape + ")"
+}

@@ -139,3 +139,24 @@ func TestSummaryString(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribe: a preset is named with its kind and shape; a shape given
+// by hand has no name.
+func TestDescribe(t *testing.T) {
+	for name, want := range map[string]string{
+		"torus2d-4x4":   "torus2d-4x4 (torus 4x4, 8 NICs per switch, trunks of 10, routing dor)",
+		"tree-8ary-3":   "tree-8ary-3 (8-ary 3-tree, routing updown)",
+		"single-switch": "single-switch (single switch of 48 ports, routing direct)",
+	} {
+		s, err := LookupPreset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Describe(); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	if got := (Spec{Kind: KindSingle, Ports: 16, Routing: "direct"}).Describe(); got != "single switch of 16 ports, routing direct" {
+		t.Errorf("a 16-port switch: %q", got)
+	}
+}
