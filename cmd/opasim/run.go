@@ -27,69 +27,97 @@ func newRunCmd() *cobra.Command {
 		Use:   "run",
 		Short: "Run one simulation (with no arguments: one 48-port switch, uniform traffic, load 0.5)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := f.effective(cmd.Flags())
-			if err != nil {
-				return badInput(err)
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			obs, err := startObserving(&f, cfg, cmd.ErrOrStderr())
-			if err != nil {
-				return badInput(err)
-			}
-			defer obs.close(ctx)
-			stopProfile, err := startProfiles(f.cpuProfile, f.memProfile)
-			if err != nil {
-				return badInput(err)
-			}
-			res, err := simulate(ctx, cfg, fabric.Hooks{Progress: progressFor(os.Stderr, cfg.Cycles), Observer: obs.observer()})
-			obs.finish(res)
-			if perr := stopProfile(); perr != nil && err == nil {
-				err = perr
-			}
-			if err != nil {
-				return err
-			}
-			printSummary(cmd.OutOrStdout(), res)
-			if f.out != "" {
-				if err := writeJSON(f.out, res); err != nil {
-					return err
-				}
-			}
-			if res.Blocked {
-				what := fmt.Sprintf("nothing moved for %d cycles with packets inside", cfg.Watchdog)
-				if res.PartialDeadlock {
-					what = fmt.Sprintf("deadlock: buffer heads did not move for %d cycles", cfg.Watchdog)
-				}
-				return fmt.Errorf("the network is blocked (%s); stuck:\n  %s", what, strings.Join(res.Stuck, "\n  "))
-			}
-			if !res.ConservationOK {
-				return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
-			}
-			return nil
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runOnce(cmd, &f) },
 	}
 	f.register(cmd.Flags())
 	return cmd
 }
 
+// runOnce is `opasim run`: it checks the flags, builds the network, starts
+// the observability the flags ask for on it, runs it and reports.
+func runOnce(cmd *cobra.Command, f *runFlags) error {
+	cfg, err := f.effective(cmd.Flags())
+	if err != nil {
+		return badInput(err)
+	}
+	if err := f.observe.check(f.cpuProfile); err != nil {
+		return badInput(err)
+	}
+	n, err := buildNetwork(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	obs, err := startObserving(f, n, cmd.ErrOrStderr())
+	if err != nil {
+		return badInput(err)
+	}
+	defer obs.close(ctx)
+	stopProfile, err := startProfiles(f.cpuProfile, f.memProfile)
+	if err != nil {
+		return badInput(err)
+	}
+	res, err := runNetwork(ctx, n, fabric.Hooks{Progress: progressFor(os.Stderr, cfg.Cycles), Observer: obs.observer()})
+	obs.finish(res)
+	if perr := stopProfile(); perr != nil && err == nil {
+		err = perr
+	}
+	if err != nil {
+		return err
+	}
+	return report(cmd.OutOrStdout(), f.out, res)
+}
+
+// report prints the summary of a run and writes its results to out (when
+// given); a blocked network or a failed conservation check is an error.
+func report(w io.Writer, out string, res *fabric.Results) error {
+	printSummary(w, res)
+	if out != "" {
+		if err := writeJSON(out, res); err != nil {
+			return err
+		}
+	}
+	if res.Blocked {
+		what := fmt.Sprintf("nothing moved for %d cycles with packets inside", res.Config.Watchdog)
+		if res.PartialDeadlock {
+			what = fmt.Sprintf("deadlock: buffer heads did not move for %d cycles", res.Config.Watchdog)
+		}
+		return fmt.Errorf("the network is blocked (%s); stuck:\n  %s", what, strings.Join(res.Stuck, "\n  "))
+	}
+	if !res.ConservationOK {
+		return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
+	}
+	return nil
+}
+
 // simulate builds the network and runs it on the configured engine. A
 // config error is bad input.
 func simulate(ctx context.Context, cfg fabric.Config, hooks fabric.Hooks) (*fabric.Results, error) {
+	n, err := buildNetwork(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return runNetwork(ctx, n, hooks)
+}
+
+// buildNetwork builds the network of cfg; a config error is bad input.
+func buildNetwork(cfg fabric.Config) (*fabric.Network, error) {
 	n, err := fabric.Build(cfg, sched.Default())
 	if err != nil {
 		return nil, badInput(err)
 	}
-	bindObserver(hooks.Observer, n)
-	var o fabric.Outcome
-	if cfg.Engine == "sequential" {
-		o = fabric.RunSequential(ctx, n, hooks)
-	} else {
-		o, err = actors.Run(ctx, n, hooks)
-		if err != nil {
-			return nil, err
-		}
+	return n, nil
+}
+
+// runNetwork runs n on the engine its config names.
+func runNetwork(ctx context.Context, n *fabric.Network, hooks fabric.Hooks) (*fabric.Results, error) {
+	if n.Config.Engine == "sequential" {
+		return n.Results(fabric.RunSequential(ctx, n, hooks)), nil
+	}
+	o, err := actors.Run(ctx, n, hooks)
+	if err != nil {
+		return nil, err
 	}
 	return n.Results(o), nil
 }

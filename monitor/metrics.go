@@ -1,4 +1,4 @@
-package actors
+package monitor
 
 import (
 	"math/bits"
@@ -14,21 +14,21 @@ import (
 	"github.com/opasim/opasim/fabric"
 )
 
-// Metrics is the live Prometheus view of a run. It is the run's
+// Metrics is the live Prometheus view of one run. It is the run's
 // fabric.Observer: after a window, a group copies its state (its
-// fabric.Snapshot and, for a NIC bank, its cumulative per-SL counters) into
-// a slot of its own, at most once per MetricsOptions.Every of wall time;
-// between two copies GroupDone costs one atomic load and a few additions.
-// It is also a prometheus.Collector: Collect builds constant metrics from
-// the latest copies, so a scrape never touches the model.
+// fabric.Snapshot, which holds a NIC bank's cumulative per-SL counters and
+// a switch's per-port figures) into a slot of its own, at most once per
+// MetricsOptions.Every of wall time; between two copies GroupDone costs one
+// atomic load and a few additions. It is also a prometheus.Collector:
+// Collect builds constant metrics from the latest copies, so a scrape never
+// touches the model.
 //
-// One Metrics watches one run at a time: Bind it to the network before the
-// engine starts and call Finish after the engine has returned.
+// A Metrics is made for one network (NewMetrics): pass it to the engine as
+// fabric.Hooks.Observer and call Finish after the engine has returned.
 type Metrics struct {
-	opts MetricsOptions
-	reg  *prometheus.Registry
-	run  atomic.Pointer[runState]
-	d    descs
+	reg *prometheus.Registry
+	run *runState
+	d   descs
 }
 
 // MetricsOptions tune a Metrics.
@@ -41,13 +41,14 @@ type MetricsOptions struct {
 	PortDetail bool
 }
 
-// NewMetrics makes a Metrics and its own registry (never the global one)
-// holding it and the Go runtime and process collectors.
-func NewMetrics(o MetricsOptions) *Metrics {
+// NewMetrics makes a Metrics that watches n, and its own registry (never
+// the global one) holding it and the Go runtime and process collectors.
+// Make it once n is built and before the engine starts.
+func NewMetrics(n *fabric.Network, o MetricsOptions) *Metrics {
 	if o.Every <= 0 {
 		o.Every = 200 * time.Millisecond
 	}
-	m := &Metrics{opts: o, reg: prometheus.NewRegistry(), d: newDescs()}
+	m := &Metrics{reg: prometheus.NewRegistry(), run: newRunState(n, o), d: newDescs()}
 	m.reg.MustRegister(m, collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -56,17 +57,10 @@ func NewMetrics(o MetricsOptions) *Metrics {
 // Registry is the registry that holds m; ServeMetrics serves it.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
-// Bind makes m watch n. Call it before the engine starts; binding again
-// starts over with a new run.
-func (m *Metrics) Bind(n *fabric.Network) { m.run.Store(newRunState(n, m.opts)) }
-
 // GroupDone counts the group's step time and, when the group has not
 // copied its state since the clock last moved the epoch on, copies it.
 func (m *Metrics) GroupDone(g int, _ clock.Window, busy time.Duration) {
-	r := m.run.Load()
-	if r == nil {
-		return
-	}
+	r := m.run
 	s := r.groups[g]
 	s.steps.add(busy)
 	if e := r.epoch.Load(); s.seen != e {
@@ -79,10 +73,7 @@ func (m *Metrics) GroupDone(g int, _ clock.Window, busy time.Duration) {
 // it publishes the clock's figures and moves the epoch on, which asks every
 // group to copy its state after its next window.
 func (m *Metrics) WindowDone(w clock.Window, wait time.Duration) {
-	r := m.run.Load()
-	if r == nil {
-		return
-	}
+	r := m.run
 	c := &r.clk
 	c.wait.add(wait)
 	c.reached = w.To
@@ -100,10 +91,7 @@ func (m *Metrics) WindowDone(w clock.Window, wait time.Duration) {
 // the engine has returned, when no group runs any more, so that the last
 // scrape sees the whole run.
 func (m *Metrics) Finish(reached clock.Cycle) {
-	r := m.run.Load()
-	if r == nil {
-		return
-	}
+	r := m.run
 	for g, s := range r.groups {
 		r.publish(g, s)
 	}

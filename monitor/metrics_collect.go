@@ -1,4 +1,4 @@
-package actors
+package monitor
 
 import (
 	"slices"
@@ -75,12 +75,9 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 }
 
 // Collect exports the run's state as of the groups' last copies, summed
-// over the fabric: nothing before Bind.
+// over the fabric.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
-	r := m.run.Load()
-	if r == nil {
-		return
-	}
+	r := m.run
 	e := emitter{ch: ch, d: &m.d}
 	r.collectRun(e)
 	t := newTotals(len(r.slNames), r.net.Config.Switch.VLs, len(r.kinds))
