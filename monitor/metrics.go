@@ -154,14 +154,9 @@ type groupCopy struct {
 	occVL          [fabric.Stages][]int64
 	stall          int64
 	grants         []int64
-	portIn         []int64
-	portOut        []int64
-	portStall      []int64
-	portGrants     [][]int64 // [port][sl]
-	decisions      int64     // output scheduler decisions (switch ports or NICs)
-	wasted         int64     // of which wasted (table view)
-	portDecisions  []int64
-	portWasted     []int64
+	ports          []fabric.PortSnapshot // PortDetail only
+	decisions      int64                 // output scheduler decisions (switch ports or NICs)
+	wasted         int64                 // of which wasted (table view)
 	injFlits       []int64
 	injMsgs        []int64
 	delFlits       []int64
@@ -187,7 +182,7 @@ func (r *runState) publish(g int, s *groupSlot) {
 		}
 		p.grants = append(p.grants[:0], sn.GrantsBySL...)
 		if r.ports {
-			r.copyPorts(sn.Switch, p)
+			p.ports = copyPorts(p.ports, sn.Ports)
 		}
 		return
 	}
@@ -203,27 +198,18 @@ func (r *runState) publish(g int, s *groupSlot) {
 	}
 }
 
-// copyPorts copies the per-port figures of switch sw (PortDetail only).
-func (r *runState) copyPorts(sw int, p *groupCopy) {
-	outs := r.net.Switches[sw].Outputs
-	p.portIn, p.portOut, p.portStall = resize(p.portIn, len(outs)), resize(p.portOut, len(outs)), resize(p.portStall, len(outs))
-	p.portDecisions, p.portWasted = resize(p.portDecisions, len(outs)), resize(p.portWasted, len(outs))
-	if len(p.portGrants) != len(outs) {
-		p.portGrants = make([][]int64, len(outs))
+// copyPorts copies the per-port figures of a switch's snapshot (PortDetail
+// only), reusing the slices of the previous copy.
+func copyPorts(dst, src []fabric.PortSnapshot) []fabric.PortSnapshot {
+	if len(dst) != len(src) {
+		dst = make([]fabric.PortSnapshot, len(src))
 	}
-	for q, o := range outs {
-		p.portIn[q], p.portOut[q] = r.net.PortOccupancy(sw, q)
-		p.portStall[q] = o.StallCycles
-		p.portDecisions[q], p.portWasted[q] = o.Decisions, o.WastedDecisions
-		p.portGrants[q] = append(p.portGrants[q][:0], o.SentBySL...)
+	for q := range src {
+		grants := append(dst[q].GrantsBySL[:0], src[q].GrantsBySL...)
+		dst[q] = src[q]
+		dst[q].GrantsBySL = grants
 	}
-}
-
-func resize(s []int64, n int) []int64 {
-	if cap(s) < n {
-		return make([]int64, n)
-	}
-	return s[:n]
+	return dst
 }
 
 func copyRows(dst, src [][]int64) [][]int64 {

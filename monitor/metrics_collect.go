@@ -166,14 +166,14 @@ func (r *runState) collectSwitch(e emitter, s *groupSlot) {
 	if !r.ports {
 		return
 	}
-	for q := range p.portIn {
-		port := strconv.Itoa(q)
-		e.gauge(e.d.portOcc, float64(p.portIn[q]), sw, port, fabric.StageInput.String())
-		e.gauge(e.d.portOcc, float64(p.portOut[q]), sw, port, fabric.StageOutput.String())
-		e.counter(e.d.portStall, p.portStall[q], sw, port)
-		e.counter(e.d.portDecisions, p.portDecisions[q], sw, port)
-		e.counter(e.d.portWasted, p.portWasted[q], sw, port)
-		for sl, n := range p.portGrants[q] {
+	for q := range p.ports {
+		ps, port := &p.ports[q], strconv.Itoa(q)
+		e.gauge(e.d.portOcc, float64(ps.InputFlits), sw, port, fabric.StageInput.String())
+		e.gauge(e.d.portOcc, float64(ps.OutputFlits), sw, port, fabric.StageOutput.String())
+		e.counter(e.d.portStall, ps.StallCycles, sw, port)
+		e.counter(e.d.portDecisions, ps.Decisions, sw, port)
+		e.counter(e.d.portWasted, ps.WastedDecisions, sw, port)
+		for sl, n := range ps.GrantsBySL {
 			if sl < len(r.slNames) {
 				e.counter(e.d.portGrants, n, sw, port, r.slNames[sl])
 			}
