@@ -2,8 +2,11 @@
 // central crossbar and output port is an actor with its own mailbox; each
 // switch is a group actor that owns its components, and the NICs of a
 // switch sit under a NIC-bank group actor; a global clock actor keeps the
-// groups in step with a barrier per window of cycles.
+// groups in step with a barrier per window of cycles. It reports to a
+// fabric.Observer (package monitor's live metrics) through the run's
+// fabric.Hooks.
 //
-// It is the only package that imports protoactor-go, client_golang (live
-// metrics: metrics*.go) and pyroscope-go (continuous profiling).
+// Imports: clock, messages, fabric and protoactor-go; it is the only
+// package that imports protoactor-go. Metrics and profiling are in package
+// monitor.
 package actors

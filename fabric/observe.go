@@ -19,8 +19,9 @@ func (s Stage) String() string { return [...]string{"input", "central", "output"
 // windows, through sim.Observer). For a switch group: buffer occupancy
 // in flits per stage (and per stage and VL), credit-stall cycles and the
 // packets each output scheduler sent per SL, all cumulative where they are
-// counts. For a NIC group: its Stats (cumulative counters per SL). For
-// both: their output schedulers' decisions and wasted decisions.
+// counts, for the switch and for each of its ports. For a NIC group: its
+// Stats (cumulative counters per SL). For both: their output schedulers'
+// decisions and wasted decisions.
 type Snapshot struct {
 	Group        int
 	Kind         string // "switch" or "nics"
@@ -35,6 +36,17 @@ type Snapshot struct {
 	// Output scheduler decisions and wasted ones (table view), summed over
 	// the switch's output ports or over the group's NICs.
 	Decisions, WastedDecisions int64
+	// Ports holds a switch's ports, by port number (empty for NIC groups).
+	Ports []PortSnapshot
+}
+
+// PortSnapshot is what port q of a switch holds now: the flits in its input
+// buffer and in its output buffer, and its output port's cumulative counts.
+type PortSnapshot struct {
+	InputFlits, OutputFlits    int64
+	StallCycles                int64
+	Decisions, WastedDecisions int64
+	GrantsBySL                 []int64
 }
 
 // Snapshot fills s with group g's current state (see Observer).
@@ -43,6 +55,7 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 	s.Group, s.Kind, s.Stats, s.Switch = g, grp.Kind, grp.Stats, grp.Switch
 	s.Decisions, s.WastedDecisions = 0, 0
 	if grp.Kind != "switch" {
+		s.Ports = s.Ports[:0]
 		for _, id := range grp.Members {
 			if nic, ok := n.Comps[id].(*NIC); ok {
 				s.Decisions, s.WastedDecisions = s.Decisions+nic.Decisions, s.WastedDecisions+nic.WastedDecisions
@@ -72,13 +85,20 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 	for b := range sp.Central.buf {
 		s.add(StageCentral, &sp.Central.buf[b].space, p)
 	}
-	for _, o := range sp.Outputs {
+	if len(s.Ports) != len(sp.Outputs) {
+		s.Ports = make([]PortSnapshot, len(sp.Outputs))
+	}
+	for q, o := range sp.Outputs {
 		s.add(StageOutput, &o.space, p)
 		s.StallCycles += o.StallCycles
 		s.Decisions, s.WastedDecisions = s.Decisions+o.Decisions, s.WastedDecisions+o.WastedDecisions
 		for sl, c := range o.SentBySL {
 			s.GrantsBySL[sl] += c
 		}
+		ps := &s.Ports[q]
+		ps.InputFlits, ps.OutputFlits = n.PortOccupancy(grp.Switch, q)
+		ps.StallCycles, ps.Decisions, ps.WastedDecisions = o.StallCycles, o.Decisions, o.WastedDecisions
+		ps.GrantsBySL = append(ps.GrantsBySL[:0], o.SentBySL...)
 	}
 }
 

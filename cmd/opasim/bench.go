@@ -108,7 +108,11 @@ func median(ctx context.Context, sc scenario, engine string, cycles int64, repea
 	for i := 0; i < max(repeat, 1); i++ {
 		cfg := sc.cfg()
 		cfg.Engine, cfg.Cycles, cfg.Warmup = engine, cycles, cycles/5
-		r, err := simulate(ctx, cfg, sim.Hooks{Observer: benchObserver(metrics)})
+		n, err := buildNetwork(cfg)
+		if err != nil {
+			return nil, err
+		}
+		r, err := runNetwork(ctx, n, sim.Hooks{Observer: benchObserver(metrics, n)})
 		if err != nil {
 			return nil, err
 		}

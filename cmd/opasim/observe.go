@@ -7,15 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"regexp"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/opasim/opasim/actors"
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/monitor"
 	"github.com/opasim/opasim/sim"
 )
 
@@ -41,36 +40,31 @@ func (o *observeFlags) register(fs *pflag.FlagSet) {
 // observation is the live observability of one run; each part is nil when
 // its flag is off.
 type observation struct {
-	metrics  *actors.Metrics
-	server   *actors.MetricsServer
-	profiler *actors.Profiling
+	metrics  *monitor.Metrics
+	server   *monitor.MetricsServer
+	profiler *monitor.Profiling
 	hold     time.Duration
 	ran      bool
 	log      io.Writer
 }
 
-// startObserving checks the observability flags and starts what they ask
-// for, before the run starts: a bad flag or a taken port is an error (bad
-// input); an unreachable Pyroscope server is not.
-func startObserving(f *runFlags, cfg fabric.Config, log io.Writer) (*observation, error) {
+// startObserving starts what the observability flags ask for (checked by
+// observeFlags.check) on the built network n, before the run starts: a bad
+// address or a taken port is an error (bad input); an unreachable
+// Pyroscope server is not.
+func startObserving(f *runFlags, n *fabric.Network, log io.Writer) (*observation, error) {
 	o := &f.observe
-	if err := o.check(f.cpuProfile); err != nil {
-		return nil, err
-	}
 	ob := &observation{hold: o.metricsHold, log: log}
 	if o.metricsAddr != "" {
-		addr, err := metricsListenAddr(o.metricsAddr)
-		if err != nil {
+		ob.metrics = monitor.NewMetrics(n, monitor.MetricsOptions{PortDetail: o.metricsDetail == "port"})
+		var err error
+		if ob.server, err = serveMetrics(o.metricsAddr, ob.metrics); err != nil {
 			return nil, err
-		}
-		ob.metrics = actors.NewMetrics(actors.MetricsOptions{PortDetail: o.metricsDetail == "port"})
-		if ob.server, err = actors.ServeMetrics(addr, ob.metrics); err != nil {
-			return nil, fmt.Errorf("--metrics-addr %s: %w (is another run or exporter serving there? choose another port)", o.metricsAddr, err)
 		}
 		fmt.Fprintf(log, "opasim: serving metrics on %s\n", ob.server.URL())
 	}
 	if o.pyroscopeURL != "" {
-		p, err := actors.StartProfiling(actors.ProfilingOptions{ServerURL: o.pyroscopeURL, Tags: profileTags(f, cfg), Warn: log})
+		p, err := monitor.StartProfiling(monitor.ProfilingOptions{ServerURL: o.pyroscopeURL, Tags: profileTags(f, n.Config), Warn: log})
 		if err != nil {
 			ob.close(context.Background())
 			return nil, fmt.Errorf("--pyroscope-url: %w", err)
@@ -105,20 +99,6 @@ func (o *observeFlags) check(cpuProfile string) error {
 		bad("--pyroscope-url and --cpuprofile both need the Go CPU profiler: give one of them")
 	}
 	return errors.Join(errs...)
-}
-
-// metricsListenAddr is where to listen for --metrics-addr: a host-less
-// address (":9464") stays on loopback; 0.0.0.0 or another host must be
-// given explicitly.
-func metricsListenAddr(s string) (string, error) {
-	host, port, err := net.SplitHostPort(s)
-	if err != nil {
-		return "", fmt.Errorf("--metrics-addr: %q is not allowed: must be host:port, e.g. 127.0.0.1:9464", s)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), nil
 }
 
 // profileTags tag a run's profiles: the preset (or, without one, the
@@ -176,19 +156,11 @@ func (ob *observation) close(ctx context.Context) {
 	_ = ob.server.Close()
 }
 
-// bindObserver shows the network to an observer that reads its state (the
-// live metrics) before the run starts.
-func bindObserver(o sim.Observer, n *fabric.Network) {
-	if b, ok := o.(interface{ Bind(*fabric.Network) }); ok {
-		b.Bind(n)
-	}
-}
-
-// benchObserver is the observer of `opasim bench --metrics`: live metrics
-// without a server, to measure what they cost the engines.
-func benchObserver(on bool) sim.Observer {
+// benchObserver is the observer of `opasim bench --metrics` on network n:
+// live metrics without a server, to measure what they cost the engines.
+func benchObserver(on bool, n *fabric.Network) sim.Observer {
 	if !on {
 		return nil
 	}
-	return actors.NewMetrics(actors.MetricsOptions{})
+	return monitor.NewMetrics(n, monitor.MetricsOptions{})
 }

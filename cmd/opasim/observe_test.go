@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// TestObserveBadInput: bad observability flags, and a metrics port that is
-// taken, are bad input (exit 2) with a message naming the flag.
+// TestObserveBadInput: bad observability flags, and a metrics address that
+// is malformed, out of range, unknown or taken, are bad input (exit 2) with a message naming the flag.
 func TestObserveBadInput(t *testing.T) {
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -28,6 +28,8 @@ func TestObserveBadInput(t *testing.T) {
 	}{
 		{"port taken", []string{"--metrics-addr", taken.Addr().String()}, []string{"--metrics-addr", "address already in use", "choose another port"}},
 		{"no port", []string{"--metrics-addr", "localhost"}, []string{"--metrics-addr", "host:port"}},
+		{"port out of range", []string{"--metrics-addr", ":65536"}, []string{"--metrics-addr", `":65536"`, "out of range"}},
+		{"unknown host", []string{"--metrics-addr", "no-such-host.invalid:9464"}, []string{"--metrics-addr", "unknown host"}},
 		{"unknown detail", []string{"--metrics-addr", "127.0.0.1:0", "--metrics-detail", "vl"}, []string{"--metrics-detail", `"vl"`, "switch, port"}},
 		{"hold without address", []string{"--metrics-hold", "10s"}, []string{"--metrics-hold", "need --metrics-addr"}},
 		{"negative hold", []string{"--metrics-addr", "127.0.0.1:0", "--metrics-hold", "-1s"}, []string{"--metrics-hold", "at least 0"}},

@@ -25,31 +25,7 @@ func newRunCmd() *cobra.Command {
 		Use:   "run",
 		Short: "Run one simulation (with no arguments: one 48-port switch, uniform traffic, load 0.5)",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := f.effective(cmd.Flags())
-			if err != nil {
-				return badInput(err)
-			}
-			if err := f.checkOutputs(); err != nil {
-				return err
-			}
-			ctx, stopped := onSignals(cmd.Context())
-			res, err := f.execute(ctx, cmd, cfg)
-			sig := stopped()
-			if err != nil {
-				return err
-			}
-			printSummary(cmd.OutOrStdout(), res)
-			if f.out != "" {
-				if err := writeResults(f.out, res, cmd.ErrOrStderr()); err != nil {
-					return err
-				}
-			}
-			if sig != nil {
-				return sig
-			}
-			return runFailure(cfg, res)
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runOnce(cmd, &f) },
 	}
 	f.register(cmd.Flags())
 	return cmd
@@ -58,15 +34,84 @@ func newRunCmd() *cobra.Command {
 // engines are the engines a config's `engine` names.
 var engines = map[string]sim.Engine{"sequential": sim.Sequential{}, "actors": actors.Engine{}}
 
+// runOnce is `opasim run`: it checks the flags and the output paths, builds
+// the network, starts the observability the flags ask for on it, runs it
+// and reports. A signal stops the run; its results are still written.
+func runOnce(cmd *cobra.Command, f *runFlags) error {
+	cfg, err := f.effective(cmd.Flags())
+	if err != nil {
+		return badInput(err)
+	}
+	if err := f.observe.check(f.cpuProfile); err != nil {
+		return badInput(err)
+	}
+	if err := f.checkOutputs(); err != nil {
+		return err
+	}
+	n, err := buildNetwork(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stopped := onSignals(cmd.Context())
+	res, err := f.execute(ctx, cmd, n)
+	sig := stopped()
+	if err != nil {
+		return err
+	}
+	if err := report(cmd, f.out, res); err != nil {
+		return err
+	}
+	if res.Interrupted && sig != nil {
+		return sig // a signal that only ended --metrics-hold is no failure
+	}
+	return nil
+}
+
+// report prints the summary of a run and writes its results to out (when
+// given); a blocked network or a failed conservation check is an error.
+func report(cmd *cobra.Command, out string, res *sim.Results) error {
+	printSummary(cmd.OutOrStdout(), res)
+	if out != "" {
+		if err := writeResults(out, res, cmd.ErrOrStderr()); err != nil {
+			return err
+		}
+	}
+	if res.Blocked {
+		what := fmt.Sprintf("nothing moved for %d cycles with packets inside", res.Config.Watchdog)
+		if res.PartialDeadlock {
+			what = fmt.Sprintf("deadlock: buffer heads did not move for %d cycles", res.Config.Watchdog)
+		}
+		return fmt.Errorf("the network is blocked (%s); stuck:\n  %s", what, strings.Join(res.Stuck, "\n  "))
+	}
+	if !res.ConservationOK {
+		return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
+	}
+	return nil
+}
+
 // simulate builds the network and runs it on the configured engine. A
 // config error is bad input.
 func simulate(ctx context.Context, cfg fabric.Config, hooks sim.Hooks) (*sim.Results, error) {
+	n, err := buildNetwork(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return runNetwork(ctx, n, hooks)
+}
+
+// buildNetwork builds the network of cfg (reading the files it names); a
+// config error is bad input.
+func buildNetwork(cfg fabric.Config) (*fabric.Network, error) {
 	n, err := sim.Build(cfg)
 	if err != nil {
 		return nil, badInput(err)
 	}
-	bindObserver(hooks.Observer, n)
-	return sim.Execute(ctx, n, engines[cfg.Engine], hooks)
+	return n, nil
+}
+
+// runNetwork runs n on the engine its config names.
+func runNetwork(ctx context.Context, n *fabric.Network, hooks sim.Hooks) (*sim.Results, error) {
+	return sim.Execute(ctx, n, engines[n.Config.Engine], hooks)
 }
 
 // progressFor draws a live progress line (cycle, simulated cycles/s, ETA)
@@ -127,9 +172,9 @@ func (f *runFlags) checkOutputs() error {
 	return nil
 }
 
-// execute runs cfg with the observability and profiles the flags ask for.
-func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, cfg fabric.Config) (*sim.Results, error) {
-	obs, err := startObserving(f, cfg, cmd.ErrOrStderr())
+// execute runs n with the observability and profiles the flags ask for.
+func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, n *fabric.Network) (*sim.Results, error) {
+	obs, err := startObserving(f, n, cmd.ErrOrStderr())
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -138,29 +183,14 @@ func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, cfg fabric.C
 	if err != nil {
 		return nil, badInput(err)
 	}
-	progress, clearProgress := progressFor(os.Stderr, cfg.Cycles)
-	res, err := simulate(ctx, cfg, sim.Hooks{Progress: progress, Observer: obs.observer()})
+	progress, clearProgress := progressFor(os.Stderr, n.Config.Cycles)
+	res, err := runNetwork(ctx, n, sim.Hooks{Progress: progress, Observer: obs.observer()})
 	clearProgress()
 	obs.finish(res)
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
 	}
 	return res, err
-}
-
-// runFailure is the error of a run that ended blocked or lost a message.
-func runFailure(cfg fabric.Config, res *sim.Results) error {
-	if res.Blocked {
-		what := fmt.Sprintf("nothing moved for %d cycles with packets inside", cfg.Watchdog)
-		if res.PartialDeadlock {
-			what = fmt.Sprintf("deadlock: buffer heads did not move for %d cycles", cfg.Watchdog)
-		}
-		return fmt.Errorf("the network is blocked (%s); stuck:\n  %s", what, strings.Join(res.Stuck, "\n  "))
-	}
-	if !res.ConservationOK {
-		return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
-	}
-	return nil
 }
 
 // writeResults writes the results JSON to path; if that fails, it prints

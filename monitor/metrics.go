@@ -1,4 +1,4 @@
-package actors
+package monitor
 
 import (
 	"math/bits"
@@ -14,21 +14,21 @@ import (
 	"github.com/opasim/opasim/fabric"
 )
 
-// Metrics is the live Prometheus view of a run. It is the run's
+// Metrics is the live Prometheus view of one run. It is the run's
 // sim.Observer: after a window, a group copies its state (its
-// fabric.Snapshot and, for a NIC bank, its cumulative per-SL counters) into
-// a slot of its own, at most once per MetricsOptions.Every of wall time;
-// between two copies GroupDone costs one atomic load and a few additions.
-// It is also a prometheus.Collector: Collect builds constant metrics from
-// the latest copies, so a scrape never touches the model.
+// fabric.Snapshot, which holds a NIC bank's cumulative per-SL counters and
+// a switch's per-port figures) into a slot of its own, at most once per
+// MetricsOptions.Every of wall time; between two copies GroupDone costs one
+// atomic load and a few additions. It is also a prometheus.Collector:
+// Collect builds constant metrics from the latest copies, so a scrape never
+// touches the model.
 //
-// One Metrics watches one run at a time: Bind it to the network before the
-// engine starts and call Finish after the engine has returned.
+// A Metrics is made for one network (NewMetrics): pass it to the engine as
+// sim.Hooks.Observer and call Finish after the engine has returned.
 type Metrics struct {
-	opts MetricsOptions
-	reg  *prometheus.Registry
-	run  atomic.Pointer[runState]
-	d    descs
+	reg *prometheus.Registry
+	run *runState
+	d   descs
 }
 
 // MetricsOptions tune a Metrics.
@@ -41,13 +41,14 @@ type MetricsOptions struct {
 	PortDetail bool
 }
 
-// NewMetrics makes a Metrics and its own registry (never the global one)
-// holding it and the Go runtime and process collectors.
-func NewMetrics(o MetricsOptions) *Metrics {
+// NewMetrics makes a Metrics that watches n, and its own registry (never
+// the global one) holding it and the Go runtime and process collectors.
+// Make it once n is built and before the engine starts.
+func NewMetrics(n *fabric.Network, o MetricsOptions) *Metrics {
 	if o.Every <= 0 {
 		o.Every = 200 * time.Millisecond
 	}
-	m := &Metrics{opts: o, reg: prometheus.NewRegistry(), d: newDescs()}
+	m := &Metrics{reg: prometheus.NewRegistry(), run: newRunState(n, o), d: newDescs()}
 	m.reg.MustRegister(m, collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -56,17 +57,10 @@ func NewMetrics(o MetricsOptions) *Metrics {
 // Registry is the registry that holds m; ServeMetrics serves it.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 
-// Bind makes m watch n. Call it before the engine starts; binding again
-// starts over with a new run.
-func (m *Metrics) Bind(n *fabric.Network) { m.run.Store(newRunState(n, m.opts)) }
-
 // GroupDone counts the group's step time and, when the group has not
 // copied its state since the clock last moved the epoch on, copies it.
 func (m *Metrics) GroupDone(g int, _ clock.Window, busy time.Duration) {
-	r := m.run.Load()
-	if r == nil {
-		return
-	}
+	r := m.run
 	s := r.groups[g]
 	s.steps.add(busy)
 	if e := r.epoch.Load(); s.seen != e {
@@ -79,10 +73,7 @@ func (m *Metrics) GroupDone(g int, _ clock.Window, busy time.Duration) {
 // it publishes the clock's figures and moves the epoch on, which asks every
 // group to copy its state after its next window.
 func (m *Metrics) WindowDone(w clock.Window, wait time.Duration) {
-	r := m.run.Load()
-	if r == nil {
-		return
-	}
+	r := m.run
 	c := &r.clk
 	c.wait.add(wait)
 	c.reached = w.To
@@ -100,10 +91,7 @@ func (m *Metrics) WindowDone(w clock.Window, wait time.Duration) {
 // the engine has returned, when no group runs any more, so that the last
 // scrape sees the whole run.
 func (m *Metrics) Finish(reached clock.Cycle) {
-	r := m.run.Load()
-	if r == nil {
-		return
-	}
+	r := m.run
 	for g, s := range r.groups {
 		r.publish(g, s)
 	}
@@ -166,14 +154,9 @@ type groupCopy struct {
 	occVL          [fabric.Stages][]int64
 	stall          int64
 	grants         []int64
-	portIn         []int64
-	portOut        []int64
-	portStall      []int64
-	portGrants     [][]int64 // [port][sl]
-	decisions      int64     // output scheduler decisions (switch ports or NICs)
-	wasted         int64     // of which wasted (table view)
-	portDecisions  []int64
-	portWasted     []int64
+	ports          []fabric.PortSnapshot // PortDetail only
+	decisions      int64                 // output scheduler decisions (switch ports or NICs)
+	wasted         int64                 // of which wasted (table view)
 	injFlits       []int64
 	injMsgs        []int64
 	delFlits       []int64
@@ -199,7 +182,7 @@ func (r *runState) publish(g int, s *groupSlot) {
 		}
 		p.grants = append(p.grants[:0], sn.GrantsBySL...)
 		if r.ports {
-			r.copyPorts(sn.Switch, p)
+			p.ports = copyPorts(p.ports, sn.Ports)
 		}
 		return
 	}
@@ -215,27 +198,18 @@ func (r *runState) publish(g int, s *groupSlot) {
 	}
 }
 
-// copyPorts copies the per-port figures of switch sw (PortDetail only).
-func (r *runState) copyPorts(sw int, p *groupCopy) {
-	outs := r.net.Switches[sw].Outputs
-	p.portIn, p.portOut, p.portStall = resize(p.portIn, len(outs)), resize(p.portOut, len(outs)), resize(p.portStall, len(outs))
-	p.portDecisions, p.portWasted = resize(p.portDecisions, len(outs)), resize(p.portWasted, len(outs))
-	if len(p.portGrants) != len(outs) {
-		p.portGrants = make([][]int64, len(outs))
+// copyPorts copies the per-port figures of a switch's snapshot (PortDetail
+// only), reusing the slices of the previous copy.
+func copyPorts(dst, src []fabric.PortSnapshot) []fabric.PortSnapshot {
+	if len(dst) != len(src) {
+		dst = make([]fabric.PortSnapshot, len(src))
 	}
-	for q, o := range outs {
-		p.portIn[q], p.portOut[q] = r.net.PortOccupancy(sw, q)
-		p.portStall[q] = o.StallCycles
-		p.portDecisions[q], p.portWasted[q] = o.Decisions, o.WastedDecisions
-		p.portGrants[q] = append(p.portGrants[q][:0], o.SentBySL...)
+	for q := range src {
+		grants := append(dst[q].GrantsBySL[:0], src[q].GrantsBySL...)
+		dst[q] = src[q]
+		dst[q].GrantsBySL = grants
 	}
-}
-
-func resize(s []int64, n int) []int64 {
-	if cap(s) < n {
-		return make([]int64, n)
-	}
-	return s[:n]
+	return dst
 }
 
 func copyRows(dst, src [][]int64) [][]int64 {

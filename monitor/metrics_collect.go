@@ -1,4 +1,4 @@
-package actors
+package monitor
 
 import (
 	"slices"
@@ -75,12 +75,9 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 }
 
 // Collect exports the run's state as of the groups' last copies, summed
-// over the fabric: nothing before Bind.
+// over the fabric.
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
-	r := m.run.Load()
-	if r == nil {
-		return
-	}
+	r := m.run
 	e := emitter{ch: ch, d: &m.d}
 	r.collectRun(e)
 	t := newTotals(len(r.slNames), r.net.Config.Switch.VLs, len(r.kinds))
@@ -169,14 +166,14 @@ func (r *runState) collectSwitch(e emitter, s *groupSlot) {
 	if !r.ports {
 		return
 	}
-	for q := range p.portIn {
-		port := strconv.Itoa(q)
-		e.gauge(e.d.portOcc, float64(p.portIn[q]), sw, port, fabric.StageInput.String())
-		e.gauge(e.d.portOcc, float64(p.portOut[q]), sw, port, fabric.StageOutput.String())
-		e.counter(e.d.portStall, p.portStall[q], sw, port)
-		e.counter(e.d.portDecisions, p.portDecisions[q], sw, port)
-		e.counter(e.d.portWasted, p.portWasted[q], sw, port)
-		for sl, n := range p.portGrants[q] {
+	for q := range p.ports {
+		ps, port := &p.ports[q], strconv.Itoa(q)
+		e.gauge(e.d.portOcc, float64(ps.InputFlits), sw, port, fabric.StageInput.String())
+		e.gauge(e.d.portOcc, float64(ps.OutputFlits), sw, port, fabric.StageOutput.String())
+		e.counter(e.d.portStall, ps.StallCycles, sw, port)
+		e.counter(e.d.portDecisions, ps.Decisions, sw, port)
+		e.counter(e.d.portWasted, ps.WastedDecisions, sw, port)
+		for sl, n := range ps.GrantsBySL {
 			if sl < len(r.slNames) {
 				e.counter(e.d.portGrants, n, sw, port, r.slNames[sl])
 			}

@@ -1,4 +1,4 @@
-package actors
+package monitor
 
 import (
 	"context"
@@ -71,9 +71,7 @@ func TestPyroscopeUpload(t *testing.T) {
 	// Half a second of CPU at least, so the 100 Hz profiler takes samples.
 	for begin := time.Now(); time.Since(begin) < 500*time.Millisecond; {
 		n := build(t, smallTree(2000))
-		if _, err := Run(context.Background(), n, sim.Hooks{}); err != nil {
-			t.Fatal(err)
-		}
+		runOn(t, context.Background(), n, sim.Hooks{})
 	}
 	p.Stop()
 	if warn.String() != "" {
@@ -117,9 +115,7 @@ func TestPyroscopeUnreachable(t *testing.T) {
 		t.Fatalf("an unreachable server is not an error: %v", err)
 	}
 	n := build(t, smallTree(2000))
-	if _, err := Run(context.Background(), n, sim.Hooks{}); err != nil {
-		t.Fatal(err)
-	}
+	runOn(t, context.Background(), n, sim.Hooks{})
 	done := make(chan struct{})
 	go func() { p.Stop(); close(done) }()
 	select {

@@ -1,4 +1,4 @@
-package actors
+package monitor
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/opasim/opasim/actors"
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
@@ -31,25 +32,42 @@ func smallTree(cycles int64) fabric.Config {
 	return c
 }
 
-// observedRun runs cfg on the given engine with a Metrics bound to it and
+func build(t testing.TB, cfg fabric.Config) *fabric.Network {
+	t.Helper()
+	n, err := fabric.Build(cfg, sched.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// runOn runs n on the engine its config names.
+func runOn(t *testing.T, ctx context.Context, n *fabric.Network, h sim.Hooks) sim.Outcome {
+	t.Helper()
+	if n.Config.Engine == "sequential" {
+		return sim.RunSequential(ctx, n, h)
+	}
+	out, err := actors.Run(ctx, n, h)
+	if err != nil {
+		t.Error(err)
+	}
+	return out
+}
+
+// observedRun runs cfg on the given engine with a Metrics watching it,
 // finished, as `opasim run --metrics-addr` does.
 func observedRun(t *testing.T, cfg fabric.Config, o MetricsOptions) (*Metrics, *sim.Results) {
 	t.Helper()
 	n := build(t, cfg)
-	m := NewMetrics(o)
-	m.Bind(n)
-	h := sim.Hooks{Observer: m}
-	var out sim.Outcome
-	if cfg.Engine == "sequential" {
-		out = sim.RunSequential(context.Background(), n, h)
-	} else {
-		var err error
-		if out, err = Run(context.Background(), n, h); err != nil {
-			t.Fatal(err)
-		}
-	}
+	m := NewMetrics(n, o)
+	out := runOn(t, context.Background(), n, sim.Hooks{Observer: m})
 	m.Finish(out.Reached)
 	return m, sim.Measure(n, out)
+}
+
+// emptyMetrics watches a network that never runs.
+func emptyMetrics(t *testing.T) *Metrics {
+	return NewMetrics(build(t, smallTree(1000)), MetricsOptions{})
 }
 
 // TestMetricsLint: after a short real run, promlint (CollectAndLint) finds
@@ -106,14 +124,13 @@ func scrape(t *testing.T, m *Metrics) string {
 
 // TestServeMetricsPortTaken: a taken port is an error before anything runs.
 func TestServeMetricsPortTaken(t *testing.T) {
-	m := NewMetrics(MetricsOptions{})
-	first, err := ServeMetrics("127.0.0.1:0", m)
+	first, err := ServeMetrics("127.0.0.1:0", emptyMetrics(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.Close()
 	addr := strings.TrimSuffix(strings.TrimPrefix(first.URL(), "http://"), "/metrics")
-	if s, err := ServeMetrics(addr, NewMetrics(MetricsOptions{})); err == nil {
+	if s, err := ServeMetrics(addr, emptyMetrics(t)); err == nil {
 		s.Close()
 		t.Fatalf("serving twice on %s: no error", addr)
 	}
@@ -219,10 +236,8 @@ func TestMetricsMatchResults(t *testing.T) {
 // TestMetricsRateLimit: between two moves of the epoch a group copies its
 // state once, and the clock moves the epoch at most once per Every.
 func TestMetricsRateLimit(t *testing.T) {
-	n := build(t, smallTree(1000))
-	m := NewMetrics(MetricsOptions{Every: time.Hour})
-	m.Bind(n)
-	r := m.run.Load()
+	m := NewMetrics(build(t, smallTree(1000)), MetricsOptions{Every: time.Hour})
+	r := m.run
 	copies := func() int64 {
 		s := r.groups[0]
 		s.mu.Lock()
@@ -275,12 +290,7 @@ func TestWallBucket(t *testing.T) {
 // BenchmarkGroupDone is the hot path between two copies: what every group
 // pays after every window with metrics on.
 func BenchmarkGroupDone(b *testing.B) {
-	n, err := fabric.Build(smallTree(1000), sched.Default())
-	if err != nil {
-		b.Fatal(err)
-	}
-	m := NewMetrics(MetricsOptions{Every: time.Hour})
-	m.Bind(n)
+	m := NewMetrics(build(b, smallTree(1000)), MetricsOptions{Every: time.Hour})
 	w := clock.Window{From: 0, To: 8}
 	m.GroupDone(0, w, 0)
 	b.ResetTimer()
@@ -292,12 +302,7 @@ func BenchmarkGroupDone(b *testing.B) {
 // BenchmarkCollect is one scrape's work on a 4-ary 2-tree with per-port
 // detail (off the hot path: it runs on the HTTP server's goroutine).
 func BenchmarkCollect(b *testing.B) {
-	n, err := fabric.Build(smallTree(1000), sched.Default())
-	if err != nil {
-		b.Fatal(err)
-	}
-	m := NewMetrics(MetricsOptions{PortDetail: true})
-	m.Bind(n)
+	m := NewMetrics(build(b, smallTree(1000)), MetricsOptions{PortDetail: true})
 	m.Finish(0)
 	b.ResetTimer()
 	for range b.N {
@@ -311,13 +316,8 @@ func BenchmarkCollect(b *testing.B) {
 // BenchmarkPublish is one copy of a 48-port switch's state and of its 48
 // NICs' counters (per-port detail on): what a group pays once per Every.
 func BenchmarkPublish(b *testing.B) {
-	n, err := fabric.Build(fabric.Default(), sched.Default())
-	if err != nil {
-		b.Fatal(err)
-	}
-	m := NewMetrics(MetricsOptions{PortDetail: true})
-	m.Bind(n)
-	r := m.run.Load()
+	m := NewMetrics(build(b, fabric.Default()), MetricsOptions{PortDetail: true})
+	r := m.run
 	b.ResetTimer()
 	for range b.N {
 		for g, s := range r.groups {

@@ -1,4 +1,4 @@
-package actors
+package monitor
 
 import (
 	"bytes"
@@ -167,8 +167,7 @@ func liveRun(t *testing.T, ctx context.Context) (string, <-chan struct{}) {
 	cfg := smallTree(1 << 40)
 	cfg.Warmup = 1000
 	n := build(t, cfg)
-	m := NewMetrics(MetricsOptions{PortDetail: true, Every: 100 * time.Millisecond})
-	m.Bind(n)
+	m := NewMetrics(n, MetricsOptions{PortDetail: true, Every: 100 * time.Millisecond})
 	srv, err := ServeMetrics("127.0.0.1:0", m)
 	if err != nil {
 		t.Fatal(err)
@@ -176,10 +175,7 @@ func liveRun(t *testing.T, ctx context.Context) (string, <-chan struct{}) {
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		o, err := Run(ctx, n, sim.Hooks{Observer: m})
-		if err != nil {
-			t.Errorf("run: %v", err)
-		}
+		o := runOn(t, ctx, n, sim.Hooks{Observer: m})
 		m.Finish(o.Reached)
 	}()
 	t.Cleanup(func() {

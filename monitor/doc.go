@@ -1,0 +1,14 @@
+// Package monitor watches a run while it goes on: live Prometheus metrics
+// (Metrics, a sim.Observer and a prometheus.Collector, made for one
+// built network), their HTTP page (ServeMetrics) and continuous profiles
+// pushed to a Pyroscope server (StartProfiling).
+//
+// The engines call a Metrics only through the sim.Observer hooks
+// (GroupDone, WindowDone); it reads the model only through
+// fabric.Network.Snapshot during GroupDone, and a scrape reads only the
+// copies the groups made, never the model.
+//
+// Imports: clock, fabric, client_golang and pyroscope-go; it is the only
+// package that imports the last two. It does not import the actor engine
+// (its tests do, to compare both engines' metrics).
+package monitor
