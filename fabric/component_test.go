@@ -26,6 +26,12 @@ func (r *recorder) apply(m *messages.Msg, _ *Outbox) {
 
 func (r *recorder) eval(unit int32, now clock.Cycle, out *Outbox) {
 	r.log = append(r.log, fmt.Sprintf("u%d@%d", unit, now))
+	if unit == 0 {
+		r.at(now, 0) // being evaluated now: nothing to do
+		if now == 5 {
+			r.at(6, 0) // so this one still counts
+		}
+	}
 	if unit == 1 && now < 12 {
 		r.at(now+2, 1) // unit 1 ticks every other cycle until 12
 		out.Send(messages.Msg{At: now})
@@ -34,8 +40,9 @@ func (r *recorder) eval(unit int32, now clock.Cycle, out *Outbox) {
 
 // TestCoreEventLoop: at each cycle the messages taking effect are applied
 // first, then the due units are evaluated in unit order, each at most once
-// a cycle; a timer asked for again at the same or an earlier cycle than
-// one pending changes nothing, and Advance stops before its bound.
+// a cycle; a timer asked for at or before a unit's last evaluation, or
+// later than one pending, changes nothing (and does not hide a later one),
+// and Advance stops before its bound.
 func TestCoreEventLoop(t *testing.T) {
 	r := &recorder{core: newCore(7, 2)}
 	r.Deliver([]messages.Msg{
@@ -51,7 +58,7 @@ func TestCoreEventLoop(t *testing.T) {
 	if next := r.Advance(100, &out); next != clock.Never {
 		t.Errorf("second Advance returns %d, want never", next)
 	}
-	want := []string{"m2@5", "m3@5", "m1@5", "u0@5", "u1@8", "m4@9", "u1@10", "u1@12"}
+	want := []string{"m2@5", "m3@5", "m1@5", "u0@5", "u0@6", "u1@8", "m4@9", "u1@10", "u1@12"}
 	if !slices.Equal(r.log, want) {
 		t.Errorf("log %v, want %v", r.log, want)
 	}

@@ -203,3 +203,30 @@ func TestOutputPortLinks(t *testing.T) {
 		t.Errorf("down %d slot %d with %d credits; want %d, 3, 64", o.downComp, o.downSlot, o.down.FreeCredits(), benchDown)
 	}
 }
+
+// TestOutputPortBookedRequest: under the pipelined allocator a request
+// that is not alone carries a booked start (Ready 198) and the last cycle
+// a grant can still reach its source in time, Deadline = 198 − μ = 190. It
+// takes effect at 190: in time, granted for 198. Had it been booked for
+// 197 (deadline 189), it arrives too late and is refused at once, though
+// the output buffer has room.
+func TestOutputPortBookedRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		ready    clock.Cycle
+		deadline clock.Cycle
+		want     sent
+	}{
+		{"in time", 198, 190, grantOf(190, benchMPort, 1, 0, 198, 203)},
+		{"too late", 197, 189, sent{cycle: 190, m: messages.Msg{Kind: messages.KindNack, At: 198, Dst: benchMPort, Slot: 1}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := benchParams(t, withAlloc(AllocPipelined))
+			o := newBenchOutput(p, 64)
+			r := outRequest(p, 1, pkt(1, 2, 0, 100), false)
+			r.Ready, r.Deadline = tc.ready, tc.deadline
+			got := drive(o, 250, r)
+			expectSent(t, got, []sent{tc.want})
+		})
+	}
+}
