@@ -37,8 +37,10 @@ type CentralCrossbar struct {
 	Accepted, Left int64 // packets, for the conservation check
 }
 
-func newCentralCrossbar(p *params, id messages.CompID, sw, mports int) *CentralCrossbar {
-	c := &CentralCrossbar{core: newCore(id, 3*mports), p: p, sw: sw, mports: mports,
+// newCentralCrossbar builds the central crossbar of switch sw, which has
+// mports MPorts; outputs are the switch's output port components, by port.
+func newCentralCrossbar(p *params, id messages.CompID, sw, mports int, outputs []messages.CompID) *CentralCrossbar {
+	c := &CentralCrossbar{core: newCore(id, 3*mports), p: p, sw: sw, mports: mports, outComp: outputs,
 		buf: make([]centralBuffer, 2*mports), req: make([][4]pending, mports), preq: make([]reqQueue, mports)}
 	for mp := range c.preq {
 		c.preq[mp] = newReqQueue(4)

@@ -139,11 +139,15 @@ type MPort struct {
 	Arrived, Left int64 // packets, for the conservation check
 }
 
-func newMPort(p *params, id messages.CompID, sw, index int) *MPort {
-	m := &MPort{core: newCore(id, 4), p: p, sw: sw, index: index}
+// newMPort builds MPort index of switch sw with its links: l.in[i] is the
+// sender on input port i's link, l.outputs the switch's output ports and
+// l.central its central crossbar.
+func newMPort(p *params, id messages.CompID, sw, index int, l mportLinks) *MPort {
+	m := &MPort{core: newCore(id, 4), p: p, sw: sw, index: index, outComp: l.outputs, central: l.central}
 	for i := range m.ibuf {
 		m.ibuf[i] = newSource(p.vls, index)
 		m.occ[i] = newSpace(p.vls, p.inCap, p.excl, p.maxVL)
+		m.upComp[i], m.wired[i] = l.in[i].comp, l.in[i].wired
 	}
 	return m
 }

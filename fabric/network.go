@@ -55,52 +55,63 @@ func Build(cfg Config, reg *sched.Registry) (*Network, error) { return BuildWith
 
 // BuildWith is Build with the contents of the files cfg names.
 func BuildWith(cfg Config, reg *sched.Registry, in Inputs) (*Network, error) {
-	if err := cfg.Validate(reg.Names()); err != nil {
+	p, pattern, err := prepare(cfg, reg, in)
+	if err != nil {
 		return nil, err
 	}
-	spec := cfg.TopologySpec()
-	t, err := spec.Build()
-	if err != nil {
-		return nil, fmt.Errorf("topology: %w", err)
-	}
-	r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, cfg.SCTables(), spec.Options)
-	if err != nil {
-		return nil, fmt.Errorf("topology.routing: %w", err)
-	}
-	p := newParams(&cfg, reg, t, r)
-	classOf, classes, err := topo.CentralClasses(t, cfg.Switch.CentralClasses)
-	if err != nil {
-		return nil, fmt.Errorf("switch.central_classes: %w", err)
-	}
-	p.classOf, p.lanes = classOf, classes*p.vls
-	alloc, err := lookupAllocator(cfg.Switch.Allocator)
-	if err != nil {
-		return nil, fmt.Errorf("switch.allocator: %w", err)
-	}
-	p.pipelined, p.lookahead, p.depth = alloc.pipelined, p.lambda+p.mu, cfg.Switch.AllocatorDepth
-	if err := checkCentralLanes(&cfg, classes); err != nil {
-		return nil, err
-	}
-	if cfg.QoS.Scheduler == "dtable" {
-		if p.schedCfg.Table, err = dtableFor(&cfg, in.DTable); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := reg.New(cfg.QoS.Scheduler, p.schedCfg); err != nil {
-		return nil, fmt.Errorf("qos.scheduler: %w", err)
-	}
-	pattern, err := workloads.NewPattern(cfg.Traffic.Pattern, workloads.Options{
-		HotSpot: cfg.Traffic.HotSpot, HotSpotPercent: cfg.Traffic.HotSpotPercent})
-	if err != nil {
-		return nil, fmt.Errorf("traffic.pattern: %w", err)
-	}
-	n := &Network{Config: cfg, Topology: t, p: p}
+	n := &Network{Config: cfg, Topology: p.topo, p: p}
 	n.Window = clock.Cycle(cfg.Window)
 	if n.Window == 0 {
 		n.Window = clock.Cycle(cfg.MaxWindow())
 	}
 	n.build(pattern)
 	return n, nil
+}
+
+// prepare validates cfg and derives what every component shares: the
+// parameters (topology, routing, allocator, scheduler) and the traffic
+// pattern. Components can be built from them alone (the component tests).
+func prepare(cfg Config, reg *sched.Registry, in Inputs) (*params, workloads.Pattern, error) {
+	if err := cfg.Validate(reg.Names()); err != nil {
+		return nil, nil, err
+	}
+	spec := cfg.TopologySpec()
+	t, err := spec.Build()
+	if err != nil {
+		return nil, nil, fmt.Errorf("topology: %w", err)
+	}
+	r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, cfg.SCTables(), spec.Options)
+	if err != nil {
+		return nil, nil, fmt.Errorf("topology.routing: %w", err)
+	}
+	p := newParams(&cfg, reg, t, r)
+	classOf, classes, err := topo.CentralClasses(t, cfg.Switch.CentralClasses)
+	if err != nil {
+		return nil, nil, fmt.Errorf("switch.central_classes: %w", err)
+	}
+	p.classOf, p.lanes = classOf, classes*p.vls
+	alloc, err := lookupAllocator(cfg.Switch.Allocator)
+	if err != nil {
+		return nil, nil, fmt.Errorf("switch.allocator: %w", err)
+	}
+	p.pipelined, p.lookahead, p.depth = alloc.pipelined, p.lambda+p.mu, cfg.Switch.AllocatorDepth
+	if err := checkCentralLanes(&cfg, classes); err != nil {
+		return nil, nil, err
+	}
+	if cfg.QoS.Scheduler == "dtable" {
+		if p.schedCfg.Table, err = dtableFor(&cfg, in.DTable); err != nil {
+			return nil, nil, err
+		}
+	}
+	if _, err := reg.New(cfg.QoS.Scheduler, p.schedCfg); err != nil {
+		return nil, nil, fmt.Errorf("qos.scheduler: %w", err)
+	}
+	pattern, err := workloads.NewPattern(cfg.Traffic.Pattern, workloads.Options{
+		HotSpot: cfg.Traffic.HotSpot, HotSpotPercent: cfg.Traffic.HotSpotPercent})
+	if err != nil {
+		return nil, nil, fmt.Errorf("traffic.pattern: %w", err)
+	}
+	return p, pattern, nil
 }
 
 // checkCentralLanes checks that a central buffer can reserve the exclusive
@@ -166,85 +177,52 @@ func dtableFor(cfg *Config, file *dtable.Table) ([]sched.Entry, error) {
 	return res.Table, nil
 }
 
-func (n *Network) add(c Component) messages.CompID {
+// add appends c, which must carry the ID the layout gave it.
+func (n *Network) add(c Component) {
+	if c.ID() != messages.CompID(len(n.Comps)) {
+		panic(fmt.Sprintf("network: component %d added as number %d", c.ID(), len(n.Comps)))
+	}
 	n.Comps = append(n.Comps, c)
-	return c.ID()
 }
-
-func (n *Network) nextID() messages.CompID { return messages.CompID(len(n.Comps)) }
 
 func (n *Network) build(pattern workloads.Pattern) {
 	p, t := n.p, n.Topology
+	l := newLayout(t)
 	sls := len(p.cfg.QoS.SLs)
 	nicStats := make([]*Stats, t.NumSwitches())
 	for s := range nicStats {
 		nicStats[s] = NewStats(sls)
 	}
 	for i := 0; i < t.NumNICs(); i++ {
-		nic := newNIC(p, n.nextID(), i, nicStats[t.NICPort[i].Switch], pattern)
+		nic := newNIC(p, l.nic(i), i, nicStats[t.NICPort[i].Switch], pattern, l.nicLinks(p, i))
 		n.NICs = append(n.NICs, nic)
 		n.add(nic)
 	}
 	for s := 0; s < t.NumSwitches(); s++ {
-		n.Switches = append(n.Switches, n.buildSwitch(s))
+		n.Switches = append(n.Switches, n.buildSwitch(s, l))
 	}
-	n.wire()
 	n.group(nicStats)
 }
 
-func (n *Network) buildSwitch(s int) SwitchParts {
+// buildSwitch builds switch s's components, each with its links.
+func (n *Network) buildSwitch(s int, l *layout) SwitchParts {
 	p := n.p
-	radix := n.Topology.Radix[s]
-	mports := radix / 4
+	mports := n.Topology.Radix[s] / 4
+	outputs := l.outputs(s)
 	var sp SwitchParts
 	for m := 0; m < mports; m++ {
-		mp := newMPort(p, n.nextID(), s, m)
+		mp := newMPort(p, l.mport(s, m), s, m, l.mportLinks(s, m))
 		sp.MPorts = append(sp.MPorts, mp)
 		n.add(mp)
 	}
-	sp.Central = newCentralCrossbar(p, n.nextID(), s, mports)
+	sp.Central = newCentralCrossbar(p, l.central(s), s, mports, outputs)
 	n.add(sp.Central)
-	for q := 0; q < radix; q++ {
-		o := newOutputPort(p, n.nextID(), s, q, mports)
+	for q := range outputs {
+		o := newOutputPort(p, outputs[q], s, q, mports, l.downstream(p, s, q))
 		sp.Outputs = append(sp.Outputs, o)
 		n.add(o)
 	}
 	return sp
-}
-
-// wire tells every component the components at the other end of its
-// links, and sizes each output port's credit mirror after its receiver.
-func (n *Network) wire() {
-	t, p := n.Topology, n.p
-	for s, sp := range n.Switches {
-		outIDs := make([]messages.CompID, len(sp.Outputs))
-		for q, o := range sp.Outputs {
-			outIDs[q] = o.ID()
-		}
-		sp.Central.outComp = outIDs
-		for _, mp := range sp.MPorts {
-			mp.outComp, mp.central = outIDs, sp.Central.ID()
-		}
-		for q, o := range sp.Outputs {
-			peer := t.Wiring[s][q]
-			switch peer.Kind {
-			case topo.PeerNIC:
-				nic := n.NICs[peer.NIC]
-				o.downComp, o.downSlot = nic.ID(), 0
-				o.down = newSpace(p.vls, p.rxCap, p.excl, p.maxVL)
-				nic.dnComp = o.ID()
-				nic.upComp, nic.upSlot = sp.MPorts[q/4].ID(), int32(q%4)
-				sp.MPorts[q/4].upComp[q%4] = nic.ID()
-				sp.MPorts[q/4].wired[q%4] = true
-			case topo.PeerSwitch:
-				dst := n.Switches[peer.Port.Switch].MPorts[peer.Port.Port/4]
-				o.downComp, o.downSlot = dst.ID(), int32(peer.Port.Port%4)
-				o.down = newSpace(p.vls, p.inCap, p.excl, p.maxVL)
-				dst.upComp[peer.Port.Port%4] = o.ID()
-				dst.wired[peer.Port.Port%4] = true
-			}
-		}
-	}
 }
 
 func (n *Network) group(nicStats []*Stats) {

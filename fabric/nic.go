@@ -67,15 +67,18 @@ type NIC struct {
 	digest                       uint64
 }
 
-func newNIC(p *params, id messages.CompID, index int, stats *Stats, pattern workloads.Pattern) *NIC {
+// newNIC builds NIC index with its links: l.up is the switch input buffer
+// it sends into (its credits), l.down the output port that feeds it.
+func newNIC(p *params, id messages.CompID, index int, stats *Stats, pattern workloads.Pattern, l nicLinks) *NIC {
 	t := &p.cfg.Traffic
 	n := &NIC{core: newCore(id, int(nicUnits)), p: p, index: index, stats: stats, pattern: pattern,
 		rng:      workloads.NewRNG(p.cfg.Seed, uint64(index)),
 		app:      make([]fifo, len(p.slSCs)),
 		inj:      make([]fifo, p.vls),
 		injSpace: newSpace(p.vls, p.injCap, p.excl, p.maxVL),
-		down:     newSpace(p.vls, p.inCap, p.excl, p.maxVL),
-		sched:    p.newScheduler(), heads: make([]sched.Head, 0, p.vls),
+		down:     newSpace(p.vls, l.up.credits, p.excl, p.maxVL),
+		upComp:   l.up.comp, upSlot: l.up.slot, dnComp: l.down,
+		sched: p.newScheduler(), heads: make([]sched.Head, 0, p.vls),
 		scNext: make([]int, len(p.slSCs)), injOf: make([]clock.Cycle, len(p.slSCs)), msgOf: make([]uint64, len(p.slSCs)),
 		digest: fnvOffset,
 	}

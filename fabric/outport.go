@@ -65,11 +65,20 @@ type OutputPort struct {
 	Decisions, WastedDecisions, WastedNotReady int64
 }
 
-func newOutputPort(p *params, id messages.CompID, sw, port, mports int) *OutputPort {
-	return &OutputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
+// newOutputPort builds output port port of switch sw (which has mports
+// MPorts) with the link it sends on: down names the receiver, the slot the
+// link enters there and its buffer's credits. A port without a link
+// (down.wired false) never sends.
+func newOutputPort(p *params, id messages.CompID, sw, port, mports int, down link) *OutputPort {
+	o := &OutputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
 		req: make([]pending, 4+2*mports), preq: newReqQueue(4 + 2*mports), q: make([]fifo, p.vls),
 		space: newSpace(p.vls, p.outCap, p.excl, p.maxVL), sched: p.newScheduler(),
 		heads: make([]sched.Head, 0, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs))}
+	if down.wired {
+		o.downComp, o.downSlot = down.comp, down.slot
+		o.down = newSpace(p.vls, down.credits, p.excl, p.maxVL)
+	}
+	return o
 }
 
 // Advance implements Component.

@@ -1,0 +1,140 @@
+package fabric
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/messages"
+)
+
+func seqs(q *fifo) []uint32 {
+	var s []uint32
+	for i := 0; i < q.Len(); i++ {
+		s = append(s, q.At(i).Seq)
+	}
+	return s
+}
+
+// TestFifo: push, pop and push-front keep order across the ring's growth;
+// InsertBySeq puts a refused packet back among the refused ones at the
+// front, in order of arrival.
+func TestFifo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ops  func(q *fifo)
+		want []uint32
+	}{
+		{"push past growth", func(q *fifo) {
+			for i := uint32(0); i < 9; i++ {
+				q.Push(entry{Seq: i})
+			}
+		}, []uint32{0, 1, 2, 3, 4, 5, 6, 7, 8}},
+		{"wrap around", func(q *fifo) {
+			for i := uint32(0); i < 4; i++ {
+				q.Push(entry{Seq: i})
+			}
+			q.Pop()
+			q.Pop()
+			q.Push(entry{Seq: 4})
+			q.Push(entry{Seq: 5})
+			q.Push(entry{Seq: 6}) // grows while wrapped
+		}, []uint32{2, 3, 4, 5, 6}},
+		{"push front", func(q *fifo) {
+			q.Push(entry{Seq: 5})
+			q.PushFront(entry{Seq: 4})
+			q.PushFront(entry{Seq: 3})
+		}, []uint32{3, 4, 5}},
+		// Packets 3 and 5 were requested; 5 is refused first, then 3: 3
+		// goes back in front of 5, both in front of the later 7.
+		{"insert by seq", func(q *fifo) {
+			q.Push(entry{Seq: 7})
+			q.InsertBySeq(entry{Seq: 5})
+			q.InsertBySeq(entry{Seq: 3})
+		}, []uint32{3, 5, 7}},
+		// Refused in arrival order, the later one goes behind the earlier.
+		{"insert by seq, later refused last", func(q *fifo) {
+			q.Push(entry{Seq: 7})
+			q.InsertBySeq(entry{Seq: 3})
+			q.InsertBySeq(entry{Seq: 5})
+		}, []uint32{3, 5, 7}},
+	} {
+		var q fifo
+		tc.ops(&q)
+		if got := seqs(&q); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+		if q.Len() > 0 && q.Front().Seq != tc.want[0] {
+			t.Errorf("%s: front %d, want %d", tc.name, q.Front().Seq, tc.want[0])
+		}
+	}
+}
+
+// TestReleases: Due hands out the releases at or before a cycle, in order;
+// Insert keeps a pipelined source's releases in order of their cycles.
+func TestReleases(t *testing.T) {
+	var r releases
+	for _, at := range []clock.Cycle{10, 30, 20, 40, 5, 35} {
+		r.Insert(release{At: at, Credits: int32(at)})
+	}
+	var got []clock.Cycle
+	for _, now := range []clock.Cycle{4, 10, 34, 100} {
+		for x, ok := r.Due(now); ok; x, ok = r.Due(now) {
+			got = append(got, x.At)
+		}
+		if r.Len() > 0 && r.At(0).At <= now {
+			t.Errorf("at %d: release at %d left behind", now, r.At(0).At)
+		}
+	}
+	if want := []clock.Cycle{5, 10, 20, 30, 35, 40}; !slices.Equal(got, want) {
+		t.Errorf("released at %v, want %v", got, want)
+	}
+	for i := 0; i < 9; i++ { // past one growth, with the ring's head moved
+		r.Push(release{At: clock.Cycle(i)})
+	}
+	if r.Len() != 9 || r.At(8).At != 8 {
+		t.Errorf("%d releases, last at %d; want 9, 8", r.Len(), r.At(8).At)
+	}
+}
+
+// TestTimers: the heap gives timers by cycle, then by unit, so a
+// component evaluates its units in a fixed order within a cycle.
+func TestTimers(t *testing.T) {
+	var h timers
+	if h.Top() != clock.Never {
+		t.Errorf("empty heap's top is %d", h.Top())
+	}
+	for _, x := range []timer{{7, 2}, {3, 1}, {7, 0}, {3, 0}, {9, 1}, {1, 5}, {7, 1}} {
+		h.Push(x)
+	}
+	var got []timer
+	for len(h) > 0 {
+		got = append(got, h.Pop())
+	}
+	want := []timer{{1, 5}, {3, 0}, {3, 1}, {7, 0}, {7, 1}, {7, 2}, {9, 1}}
+	if !slices.Equal(got, want) {
+		t.Errorf("popped %v, want %v", got, want)
+	}
+}
+
+// TestInbox: messages come out by effect cycle, then by sender, then in
+// the order one sender sent them.
+func TestInbox(t *testing.T) {
+	var b inbox
+	for i, m := range []messages.Msg{
+		{At: 5, Src: 3}, {At: 5, Src: 1, Tag: 1}, {At: 2, Src: 9}, {At: 5, Src: 1, Tag: 2}, {At: 5, Src: 1, Tag: 3}, {At: 8, Src: 0},
+	} {
+		m.Count = int32(i)
+		b.Push(m)
+	}
+	if len(b.Pending()) != 6 || b.Top() != 2 {
+		t.Fatalf("%d pending, top %d; want 6, 2", len(b.Pending()), b.Top())
+	}
+	var got []int32
+	for b.Top() != clock.Never {
+		got = append(got, b.Pop().Count)
+	}
+	if want := []int32{2, 1, 3, 4, 0, 5}; !slices.Equal(got, want) {
+		t.Errorf("popped messages %v, want %v", got, want)
+	}
+}
