@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -42,70 +41,121 @@ func uniformOn(preset string, load float64) func() fabric.Config {
 	}
 }
 
+// benchOptions are the flags of `opasim bench`.
+type benchOptions struct {
+	cycles  int64
+	repeat  int
+	procs   []int
+	engines []string
+	only    string
+	metrics bool
+}
+
+// maxBenchProcs bounds --procs: far more than any machine's cores.
+const maxBenchProcs = 1024
+
 func newBenchCmd() *cobra.Command {
-	var cycles int64
-	var repeat int
-	var procs, engines, only string
-	var metrics bool
+	var o benchOptions
+	var procs, engines string
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure simulated cycles/s and delivered flits/s on the reference scenarios",
-		Args:  noArgs,
+		Long: "Measure simulated cycles/s and delivered flits/s on the reference scenarios, each row printed as it finishes.\n" +
+			"The default (10,000 cycles, the median of 3 runs) takes about a minute on two cores; the figures of\n" +
+			"docs/performance.md use --cycles 40000, about four times as long. Ctrl-C stops after the current run.",
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ps, err := parseProcs(procs)
-			if err != nil {
+			var err error
+			if o.procs, err = parseProcs(procs); err != nil {
 				return badInput(err)
 			}
-			return bench(cmd.Context(), cmd.OutOrStdout(), cycles, repeat, ps, strings.Split(engines, ","), only, metrics)
+			o.engines = strings.Split(engines, ",")
+			if err := o.check(); err != nil {
+				return badInput(err)
+			}
+			ctx, stopped := onSignals(cmd.Context())
+			err = bench(ctx, cmd.OutOrStdout(), o)
+			if sig := stopped(); sig != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "opasim: bench stopped; the rows above are complete")
+				return sig
+			}
+			return err
 		},
 	}
-	cmd.Flags().Int64Var(&cycles, "cycles", 40000, "cycles per run (a fifth of them warm-up)")
-	cmd.Flags().IntVar(&repeat, "repeat", 3, "runs per point; the median is reported")
+	cmd.Flags().Int64Var(&o.cycles, "cycles", 10000, "cycles per run (a fifth of them warm-up), at least 1000")
+	cmd.Flags().IntVar(&o.repeat, "repeat", 3, "runs per point, 1 to 100; the median is reported")
 	cmd.Flags().StringVar(&procs, "procs", strconv.Itoa(runtime.GOMAXPROCS(0)), "comma-separated GOMAXPROCS values")
 	cmd.Flags().StringVar(&engines, "engines", "sequential,actors", "comma-separated engines")
-	cmd.Flags().StringVar(&only, "scenario", "", "run only the scenarios whose name contains this")
-	cmd.Flags().BoolVar(&metrics, "metrics", false, "run with the live metrics observer on (not served), to measure its cost")
+	cmd.Flags().StringVar(&o.only, "scenario", "", "run only the scenarios whose name contains this")
+	cmd.Flags().BoolVar(&o.metrics, "metrics", false, "run with the live metrics observer on (not served), to measure its cost")
 	return cmd
+}
+
+// check refuses options that would run nothing or far too much.
+func (o *benchOptions) check() error {
+	if o.cycles < 1000 {
+		return fmt.Errorf("--cycles: %d is not allowed: must be at least 1000", o.cycles)
+	}
+	if o.repeat < 1 || o.repeat > 100 {
+		return fmt.Errorf("--repeat: %d is not allowed: must be in [1, 100]", o.repeat)
+	}
+	for _, e := range o.engines {
+		if _, ok := engines[e]; !ok {
+			return fmt.Errorf("--engines: %q is not allowed: must be sequential or actors, separated by commas", e)
+		}
+	}
+	var names []string
+	for _, sc := range scenarios() {
+		if strings.Contains(sc.name, o.only) {
+			return nil
+		}
+		names = append(names, sc.name)
+	}
+	return fmt.Errorf("--scenario: %q matches no scenario; the scenarios are: %s", o.only, strings.Join(names, "; "))
 }
 
 func parseProcs(s string) ([]int, error) {
 	var ps []int
 	for _, f := range strings.Split(s, ",") {
 		p, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || p < 1 {
-			return nil, fmt.Errorf("--procs: %q is not allowed: must be positive integers separated by commas", f)
+		if err != nil || p < 1 || p > maxBenchProcs {
+			return nil, fmt.Errorf("--procs: %q is not allowed: must be integers in [1, %d] separated by commas", f, maxBenchProcs)
 		}
 		ps = append(ps, p)
 	}
 	return ps, nil
 }
 
-func bench(ctx context.Context, w io.Writer, cycles int64, repeat int, procs []int, engines []string, only string, metrics bool) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tengine\tGOMAXPROCS\tcycles/s\tflits/s\twall s\tdigest\t")
+// benchRow is the format of a row of `opasim bench`: fixed widths, so each
+// row can be printed as soon as its runs finish.
+const benchRow = "%-30s %-10s %10s %12s %12s %8s  %-16s\n"
+
+func bench(ctx context.Context, w io.Writer, o benchOptions) error {
+	fmt.Fprintf(w, benchRow, "scenario", "engine", "GOMAXPROCS", "cycles/s", "flits/s", "wall s", "digest")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, sc := range scenarios() {
-		if !strings.Contains(sc.name, only) {
+		if !strings.Contains(sc.name, o.only) {
 			continue
 		}
-		for _, p := range procs {
-			for _, e := range engines {
+		for _, p := range o.procs {
+			for _, e := range o.engines {
 				runtime.GOMAXPROCS(p)
-				r, err := median(ctx, sc, e, cycles, repeat, metrics)
-				if err != nil {
+				r, err := median(ctx, sc, e, o.cycles, o.repeat, o.metrics)
+				if err != nil || ctx.Err() != nil {
 					return err
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.2f\t%s\t\n", sc.name, e, p, r.CyclesPerSecond, r.FlitsPerSecond, r.WallSeconds, r.Digest)
+				fmt.Fprintf(w, benchRow, sc.name, e, strconv.Itoa(p), fmt.Sprintf("%.0f", r.CyclesPerSecond),
+					fmt.Sprintf("%.0f", r.FlitsPerSecond), fmt.Sprintf("%.2f", r.WallSeconds), r.Digest)
 			}
 		}
 	}
-	return tw.Flush()
+	return nil
 }
 
 // median runs a scenario repeat times and returns the run of median speed.
 func median(ctx context.Context, sc scenario, engine string, cycles int64, repeat int, metrics bool) (*sim.Results, error) {
 	var runs []*sim.Results
-	for i := 0; i < max(repeat, 1); i++ {
+	for i := 0; i < max(repeat, 1) && ctx.Err() == nil; i++ {
 		cfg := sc.cfg()
 		cfg.Engine, cfg.Cycles, cfg.Warmup = engine, cycles, cycles/5
 		n, err := buildNetwork(cfg)
@@ -117,6 +167,9 @@ func median(ctx context.Context, sc scenario, engine string, cycles int64, repea
 			return nil, err
 		}
 		runs = append(runs, r)
+	}
+	if len(runs) == 0 {
+		return nil, ctx.Err()
 	}
 	sort.Slice(runs, func(i, j int) bool { return runs[i].CyclesPerSecond < runs[j].CyclesPerSecond })
 	return runs[len(runs)/2], nil
