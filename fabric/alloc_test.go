@@ -3,16 +3,16 @@ package fabric_test
 import (
 	"context"
 	"fmt"
-	"github.com/opasim/opasim/fabric"
-	"github.com/opasim/opasim/sim"
 	"math"
 	"slices"
 	"sort"
 	"testing"
 
 	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/sim"
 )
 
 // serialBound is the single switch's saturation under the serial allocator

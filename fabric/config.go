@@ -15,11 +15,12 @@ type Config struct {
 	Seed         uint64         `yaml:"seed" json:"seed"`
 	Cycles       int64          `yaml:"cycles" json:"cycles"` // total, warm-up included
 	Warmup       int64          `yaml:"warmup" json:"warmup"`
-	Engine       string         `yaml:"engine" json:"engine"`                   // actors | sequential
-	Window       int64          `yaml:"window" json:"window"`                   // cycles per clock window; 0 = the largest allowed
-	Watchdog     int64          `yaml:"watchdog_cycles" json:"watchdog_cycles"` // stop when nothing moves this long; 0 = off
-	SeriesCycles int64          `yaml:"series_cycles" json:"series_cycles"`     // accepted throughput per interval of this many cycles; 0 = off
-	Topology     TopologyConfig `yaml:"topology" json:"topology"`               //
+	Engine       string         `yaml:"engine" json:"engine"`                     // actors | sequential
+	Window       int64          `yaml:"window" json:"window"`                     // cycles per clock window; 0 = the largest allowed
+	Watchdog     int64          `yaml:"watchdog_cycles" json:"watchdog_cycles"`   // stop when nothing moves this long; 0 = off
+	SeriesCycles int64          `yaml:"series_cycles" json:"series_cycles"`       // accepted throughput per interval of this many cycles; 0 = off
+	MemoryBudget int64          `yaml:"memory_budget_mb" json:"memory_budget_mb"` // refuse a network estimated to take more MiB; 0 = this machine's memory
+	Topology     TopologyConfig `yaml:"topology" json:"topology"`                 //
 	Switch       SwitchConfig   `yaml:"switch" json:"switch"`
 	NIC          NICConfig      `yaml:"nic" json:"nic"`
 	QoS          QoSConfig      `yaml:"qos" json:"qos"`
@@ -116,17 +117,21 @@ type DTableConfig struct {
 
 // TrafficConfig describes the synthetic traffic every NIC generates.
 type TrafficConfig struct {
-	Pattern             string  `yaml:"pattern" json:"pattern"`
-	Load                float64 `yaml:"load" json:"load"`       // flits/cycle/NIC offered
-	Process             string  `yaml:"process" json:"process"` // bernoulli | cbr
-	MessageFlits        int     `yaml:"message_flits" json:"message_flits"`
-	ShortMessageFlits   int     `yaml:"short_message_flits" json:"short_message_flits"`
-	LongMessageFlits    int     `yaml:"long_message_flits" json:"long_message_flits"`
-	ShortMessagePercent int     `yaml:"short_message_percent" json:"short_message_percent"`
-	HotSpot             int     `yaml:"hot_spot" json:"hot_spot"`                 // hot_spot: the hot NIC
-	HotSpotPercent      int     `yaml:"hot_spot_percent" json:"hot_spot_percent"` // hot_spot: share sent to it
-	StopCycle           int64   `yaml:"stop_cycle" json:"stop_cycle"`             // no message is generated from this cycle on; 0 = cycles
-	DropBacklog         bool    `yaml:"drop_backlog" json:"drop_backlog"`         // at stop_cycle, NICs drop what waits in their application queues
+	Pattern      string  `yaml:"pattern" json:"pattern"`
+	Load         float64 `yaml:"load" json:"load"`       // flits/cycle/NIC offered
+	Process      string  `yaml:"process" json:"process"` // bernoulli | cbr
+	MessageFlits int     `yaml:"message_flits" json:"message_flits"`
+	// Packets a NIC's application queues hold at most; a message that does
+	// not fit is not queued (counted in throttled_messages): the offered
+	// load is above what the network accepts. 0 = auto (see MaxQueuedPackets).
+	MaxQueuedPackets    int   `yaml:"max_queued_packets" json:"max_queued_packets"`
+	ShortMessageFlits   int   `yaml:"short_message_flits" json:"short_message_flits"`
+	LongMessageFlits    int   `yaml:"long_message_flits" json:"long_message_flits"`
+	ShortMessagePercent int   `yaml:"short_message_percent" json:"short_message_percent"`
+	HotSpot             int   `yaml:"hot_spot" json:"hot_spot"`                 // hot_spot: the hot NIC
+	HotSpotPercent      int   `yaml:"hot_spot_percent" json:"hot_spot_percent"` // hot_spot: share sent to it
+	StopCycle           int64 `yaml:"stop_cycle" json:"stop_cycle"`             // no message is generated from this cycle on; 0 = cycles
+	DropBacklog         bool  `yaml:"drop_backlog" json:"drop_backlog"`         // at stop_cycle, NICs drop what waits in their application queues
 }
 
 // Default is seed 002's single 48-port switch under uniform traffic at load
@@ -248,6 +253,7 @@ func (c *Config) validateRun(p *Problems) {
 		p.add("warmup", c.Warmup, fmt.Sprintf("must be in [0, cycles=%d)", c.Cycles))
 	}
 	p.atLeast("watchdog_cycles", c.Watchdog, 0)
+	p.atLeast("memory_budget_mb", c.MemoryBudget, 0)
 	p.atLeast("series_cycles", c.SeriesCycles, 0)
 	if c.Engine != "actors" && c.Engine != "sequential" {
 		p.add("engine", fmt.Sprintf("%q", c.Engine), "must be one of: actors, sequential")
@@ -277,7 +283,7 @@ func (c *Config) validateTopology(p *Problems) {
 			p.add("topology.ports", t.Ports, "must be a multiple of 4 and at least 8 (MPorts of 4 ports, at least two MPorts)")
 		}
 	case "torus", "tree":
-		if _, err := c.TopologySpec().Build(); err != nil {
+		if err := c.TopologySpec().Check(); err != nil {
 			p.add("topology", t.Kind, err.Error())
 		}
 	default:
@@ -431,6 +437,7 @@ func (c *Config) validateTraffic(p *Problems) {
 		p.add("traffic.process", fmt.Sprintf("%q", t.Process), "must be one of: bernoulli, cbr")
 	}
 	p.atLeast("traffic.message_flits", int64(t.MessageFlits), 1)
+	p.atLeast("traffic.max_queued_packets", int64(t.MaxQueuedPackets), 0)
 	if t.ShortMessagePercent < 0 || t.ShortMessagePercent > 100 {
 		p.add("traffic.short_message_percent", t.ShortMessagePercent, "must be in [0, 100]")
 	}
@@ -495,6 +502,24 @@ func (c *Config) MaxPacketFlits() int {
 		m = max(m, c.MTUFlits(i))
 	}
 	return m
+}
+
+// Bounds of the automatic traffic.max_queued_packets.
+const (
+	autoQueuedTotal = 10_000_000 // packets in all NICs' application queues together
+	autoQueuedMin   = 1_000
+	autoQueuedMax   = 100_000
+)
+
+// MaxQueuedPackets is traffic.max_queued_packets, or when it is 0 (auto)
+// 100,000 packets per NIC, lowered so that all the NICs together queue at
+// most 10,000,000 (about 1 GB), but never below 1,000.
+func (c *Config) MaxQueuedPackets() int {
+	if m := c.Traffic.MaxQueuedPackets; m > 0 {
+		return m
+	}
+	_, _, nics := c.TopologySpec().Size()
+	return int(min(max(autoQueuedTotal/max(nics, 1), autoQueuedMin), autoQueuedMax))
 }
 
 // NumNICs is the number of NICs of the configured topology (0 if it does

@@ -3,14 +3,14 @@ package fabric_test
 import (
 	"context"
 	"fmt"
-	"github.com/opasim/opasim/fabric"
-	"github.com/opasim/opasim/sim"
 	"testing"
 	"time"
 
 	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
+	"github.com/opasim/opasim/sim"
 )
 
 // fillWatch measures, at the first window that reaches cycle at, how full

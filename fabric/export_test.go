@@ -54,3 +54,17 @@ func SendAt(nic *NIC, sl, dst int, flits int32, t clock.Cycle) {
 	nic.enqueue(sl, dst, flits, t)
 	nic.at(t, nicSend)
 }
+
+// MostQueued is the largest number of packets a NIC of n holds in its
+// application queues now.
+func MostQueued(n *Network) int {
+	most := 0
+	for _, nic := range n.NICs {
+		q := 0
+		for i := range nic.app {
+			q += nic.app[i].Len()
+		}
+		most = max(most, q)
+	}
+	return most
+}

@@ -189,11 +189,11 @@ func (n *Network) build(pattern workloads.Pattern) {
 	p, t := n.p, n.Topology
 	l := newLayout(t)
 	sls := len(p.cfg.QoS.SLs)
-	nicStats := make([]*Stats, t.NumSwitches())
-	for s := range nicStats {
-		nicStats[s] = NewStats(sls)
-	}
+	nicStats := make([]*Stats, t.NumSwitches()) // only switches with NICs have any
 	for i := 0; i < t.NumNICs(); i++ {
+		if sw := t.NICPort[i].Switch; nicStats[sw] == nil {
+			nicStats[sw] = NewStats(sls)
+		}
 		nic := newNIC(p, l.nic(i), i, nicStats[t.NICPort[i].Switch], pattern, l.nicLinks(p, i))
 		n.NICs = append(n.NICs, nic)
 		n.add(nic)

@@ -65,6 +65,11 @@ type NIC struct {
 	SentPackets                  int64
 	DeliveredFlits               int64
 	digest                       uint64
+
+	// Messages not queued because the application queues held
+	// traffic.max_queued_packets, their flits, and the cycle of the first.
+	Throttled, ThrottledFlits int64
+	FirstThrottle             clock.Cycle
 }
 
 // newNIC builds NIC index with its links: l.up is the switch input buffer
@@ -161,9 +166,29 @@ func (n *NIC) dropBacklog() {
 	}
 }
 
+// newMessage generates a message of SL sl and queues it, unless the
+// application queues are full (traffic.max_queued_packets): then it is
+// offered but not queued, and counted as throttled.
 func (n *NIC) newMessage(sl int, now clock.Cycle) {
 	dst := n.pattern(n.index, n.p.topo.NumNICs(), n.rng)
-	n.enqueue(sl, dst, int32(n.sizes[sl].Draw(n.rng)), now)
+	flits := int32(n.sizes[sl].Draw(n.rng))
+	queued := 0
+	for i := range n.app {
+		queued += n.app[i].Len()
+	}
+	mtu := n.p.mtuFlits[sl]
+	if queued+int((flits+mtu-1)/mtu) > n.p.maxQueued {
+		if n.Throttled == 0 {
+			n.FirstThrottle = now
+		}
+		n.Throttled++
+		n.ThrottledFlits += int64(flits)
+		if n.p.inWindow(now) {
+			n.stats.Offered[sl] += int64(flits)
+		}
+		return
+	}
+	n.enqueue(sl, dst, flits, now)
 }
 
 // enqueue segments a message of flits for NIC dst into the SL's

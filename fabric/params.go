@@ -40,6 +40,7 @@ type params struct {
 	depth            int         // pipelined: most requests a source has in flight (0: no limit but the lookahead)
 	classOf          [][]uint8   // per switch and port: the class of the link leaving there (central buffer lanes)
 	lanes            int         // lanes of a central buffer: classes · VLs
+	maxQueued        int         // packets a NIC's application queues hold at most (traffic.max_queued_packets)
 }
 
 func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router) *params {
@@ -61,6 +62,7 @@ func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router
 	if cfg.Traffic.StopCycle > 0 {
 		p.stop = clock.Cycle(cfg.Traffic.StopCycle)
 	}
+	p.maxQueued = cfg.MaxQueuedPackets()
 	p.sc2vl = make([]uint8, len(cfg.QoS.SC2VL))
 	p.sc2sl = make([]uint8, len(cfg.QoS.SC2VL))
 	for sc, vl := range cfg.QoS.SC2VL {

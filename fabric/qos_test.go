@@ -1,9 +1,10 @@
 package fabric_test
 
 import (
-	"github.com/opasim/opasim/fabric"
 	"math"
 	"testing"
+
+	"github.com/opasim/opasim/fabric"
 )
 
 func paperMix(t *testing.T, scheduler string, load float64) fabric.Config {

@@ -1,9 +1,10 @@
 package fabric_test
 
 import (
-	"github.com/opasim/opasim/fabric"
 	"strings"
 	"testing"
+
+	"github.com/opasim/opasim/fabric"
 )
 
 // TestSchedulerViewHitRate: on a 16-port switch under seed 000's mix at

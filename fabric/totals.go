@@ -16,6 +16,10 @@ type Totals struct {
 	// ready yet).
 	SwitchDecisions, SwitchWasted, WastedNotReady int64
 	NICDecisions, NICWasted                       int64
+	// Messages NICs did not queue (traffic.max_queued_packets), their
+	// flits, and the first cycle one was (-1: none).
+	ThrottledMessages, ThrottledFlits int64
+	FirstThrottle                     clock.Cycle
 }
 
 // NICTotals is what one NIC contributes to the run's digest: the hash of
@@ -27,7 +31,7 @@ type NICTotals struct {
 
 // Totals sums the network's counters.
 func (n *Network) Totals() Totals {
-	t := Totals{Stats: NewStats(len(n.Config.QoS.SLs))}
+	t := Totals{Stats: NewStats(len(n.Config.QoS.SLs)), FirstThrottle: -1}
 	for _, g := range n.Groups {
 		if g.Stats != nil {
 			t.Stats.Merge(g.Stats)
@@ -46,6 +50,12 @@ func (n *Network) Totals() Totals {
 		t.DroppedPackets += nic.DroppedPackets
 		t.DeliveredFlits += nic.DeliveredFlits
 		t.NICDecisions, t.NICWasted = t.NICDecisions+nic.Decisions, t.NICWasted+nic.WastedDecisions
+		if nic.Throttled > 0 {
+			t.ThrottledMessages, t.ThrottledFlits = t.ThrottledMessages+nic.Throttled, t.ThrottledFlits+nic.ThrottledFlits
+			if t.FirstThrottle < 0 || nic.FirstThrottle < t.FirstThrottle {
+				t.FirstThrottle = nic.FirstThrottle
+			}
+		}
 	}
 	return t
 }

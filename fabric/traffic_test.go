@@ -2,13 +2,13 @@ package fabric_test
 
 import (
 	"context"
-	"github.com/opasim/opasim/fabric"
-	"github.com/opasim/opasim/sim"
 	"math"
 	"testing"
 
+	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/sim"
 )
 
 func run(t *testing.T, cfg fabric.Config) (*fabric.Network, *sim.Results) {
@@ -137,5 +137,33 @@ func TestSeriesCoarsens(t *testing.T) {
 	}
 	if want := float64(n.Totals().DeliveredFlits); math.Abs(flits-want) > 0.5 {
 		t.Errorf("series adds up to %.1f flits, %v delivered", flits, want)
+	}
+}
+
+// TestQueueCapThrottles: past saturation, traffic.max_queued_packets bounds
+// what the NICs queue. Generation itself does not change (the same offered
+// load, message for message, as without the cap); the messages that do not
+// fit are counted, from the first cycle one did not, and nothing is lost.
+func TestQueueCapThrottles(t *testing.T) {
+	cfg := fabric.Default()
+	cfg.Topology.Ports, cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 16, 1.0, 20000, 2000
+	cfg.Traffic.Pattern = "hot_spot" // one NIC receives far more than its link carries
+	_, free := run(t, cfg)
+	if free.ThrottledMessages != 0 || free.FirstThrottleCycle != -1 {
+		t.Fatalf("without a small cap: %d throttled from %d", free.ThrottledMessages, free.FirstThrottleCycle)
+	}
+	cfg.Traffic.MaxQueuedPackets = 8
+	n, capped := run(t, cfg)
+	if capped.ThrottledMessages == 0 || capped.FirstThrottleCycle <= 0 {
+		t.Fatalf("cap 8: nothing throttled (%d, first at %d)", capped.ThrottledMessages, capped.FirstThrottleCycle)
+	}
+	if capped.OfferedLoad != free.OfferedLoad {
+		t.Errorf("offered %.6f with the cap, %.6f without: the cap must not change generation", capped.OfferedLoad, free.OfferedLoad)
+	}
+	if got := fabric.MostQueued(n); got > 8 {
+		t.Errorf("a NIC queued %d packets, above the cap of 8", got)
+	}
+	if capped.MaxQueuedPackets != 8 {
+		t.Errorf("results report a cap of %d", capped.MaxQueuedPackets)
 	}
 }

@@ -2,12 +2,12 @@ package fabric_test
 
 import (
 	"context"
-	"github.com/opasim/opasim/fabric"
-	"github.com/opasim/opasim/sim"
 	"strings"
 	"testing"
 
+	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/sim"
 )
 
 func ring(sc2vl []int, vls int) fabric.Config {

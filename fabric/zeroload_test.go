@@ -2,13 +2,13 @@ package fabric_test
 
 import (
 	"context"
-	"github.com/opasim/opasim/fabric"
-	"github.com/opasim/opasim/sim"
 	"testing"
 
 	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/sim"
 )
 
 // quiet builds a network whose NICs generate nothing on their own.

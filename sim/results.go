@@ -50,11 +50,14 @@ type Results struct {
 	SimulatedCycles      int64          `json:"simulated_cycles"`
 	MeasuredCycles       int64          `json:"measured_cycles"`
 	Interrupted          bool           `json:"interrupted"`
-	Blocked              bool           `json:"blocked"`             // the watchdog stopped the run
-	PartialDeadlock      bool           `json:"partial_deadlock"`    // it stopped it for buffers whose heads did not move while others did
-	Stuck                []string       `json:"stuck,omitempty"`     // what it found blocked
-	UndeliveredPackets   int64          `json:"undelivered_packets"` // generated, not dropped, not yet delivered at the end
-	DroppedPackets       int64          `json:"dropped_packets"`     // dropped from application queues at traffic.stop_cycle
+	Blocked              bool           `json:"blocked"`              // the watchdog stopped the run
+	PartialDeadlock      bool           `json:"partial_deadlock"`     // it stopped it for buffers whose heads did not move while others did
+	Stuck                []string       `json:"stuck,omitempty"`      // what it found blocked
+	UndeliveredPackets   int64          `json:"undelivered_packets"`  // generated, not dropped, not yet delivered at the end
+	DroppedPackets       int64          `json:"dropped_packets"`      // dropped from application queues at traffic.stop_cycle
+	ThrottledMessages    int64          `json:"throttled_messages"`   // generated but not queued: application queues full (traffic.max_queued_packets)
+	FirstThrottleCycle   int64          `json:"first_throttle_cycle"` // when the first was; -1: never
+	MaxQueuedPackets     int            `json:"max_queued_packets"`   // the bound in force per NIC
 	OfferedLoad          float64        `json:"offered_load"`
 	AcceptedThroughput   float64        `json:"accepted_throughput"`
 	DeliveredFlits       int64          `json:"delivered_flits"`
@@ -120,6 +123,7 @@ func Measure(n *fabric.Network, o Outcome) *Results {
 	r.NetworkLatency = summarize(allNet, netSum, msgs, r.CycleNs)
 	r.CreditStallCycles, r.UndeliveredPackets, r.DroppedPackets = tot.CreditStallCycles, tot.UndeliveredPackets, tot.DroppedPackets
 	r.WastedNotReady = tot.WastedNotReady
+	r.ThrottledMessages, r.FirstThrottleCycle, r.MaxQueuedPackets = tot.ThrottledMessages, int64(tot.FirstThrottle), cfg.MaxQueuedPackets()
 	r.SchedulerDecisions, r.SchedulerWasted = tot.SwitchDecisions+tot.NICDecisions, tot.SwitchWasted+tot.NICWasted
 	r.SchedulerHitRate = fabric.HitRate(r.SchedulerDecisions, r.SchedulerWasted)
 	r.SwitchHitRate, r.NICHitRate = fabric.HitRate(tot.SwitchDecisions, tot.SwitchWasted), fabric.HitRate(tot.NICDecisions, tot.NICWasted)

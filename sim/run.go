@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/pbnjay/memory"
+
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/dtable"
 	"github.com/opasim/opasim/fabric/sched"
@@ -26,6 +28,13 @@ func (e ConfigError) Unwrap() error { return e.Err }
 // Build reads the files cfg names (qos.dtable_file) and builds the network
 // with the default schedulers. Every error is a ConfigError.
 func Build(cfg fabric.Config) (*fabric.Network, error) {
+	reg := sched.Default()
+	if err := cfg.Validate(reg.Names()); err != nil {
+		return nil, ConfigError{err}
+	}
+	if err := checkMemory(cfg); err != nil {
+		return nil, ConfigError{err}
+	}
 	var in fabric.Inputs
 	if path := cfg.QoS.DTableFile; path != "" {
 		tab, err := readDTable(path)
@@ -34,7 +43,7 @@ func Build(cfg fabric.Config) (*fabric.Network, error) {
 		}
 		in.DTable = &tab
 	}
-	n, err := fabric.BuildWith(cfg, sched.Default(), in)
+	n, err := fabric.BuildWith(cfg, reg, in)
 	if err != nil {
 		return nil, ConfigError{err}
 	}
@@ -99,4 +108,28 @@ func openRegular(path string, limit int64) (*os.File, error) {
 		return nil, fmt.Errorf("%s: %d bytes, more than the limit of %d", path, st.Size(), limit)
 	}
 	return f, nil
+}
+
+// checkMemory refuses a network whose estimated memory (fabric.EstimateBytes)
+// is above the budget: memory_budget_mb, or this machine's memory.
+func checkMemory(cfg fabric.Config) error {
+	budget, from := cfg.MemoryBudget<<20, "memory_budget_mb"
+	if cfg.MemoryBudget == 0 {
+		budget, from = int64(min(memory.TotalMemory(), 1<<62)), "this machine's memory; set memory_budget_mb to change it"
+	}
+	if budget <= 0 {
+		return nil // the machine's memory is unknown
+	}
+	if est := fabric.EstimateBytes(cfg); est > budget {
+		return fmt.Errorf("memory: this network would take about %s (estimated from %s; buffers full and %d packets queued per NIC), "+
+			"more than the budget of %s (%s)", mib(est), cfg.TopologySpec().Describe(), cfg.MaxQueuedPackets(), mib(budget), from)
+	}
+	return nil
+}
+
+func mib(b int64) string {
+	if b >= 1<<40 {
+		return fmt.Sprintf("%.3g TiB", float64(b)/(1<<40))
+	}
+	return fmt.Sprintf("%.3g GiB", float64(b)/(1<<30))
 }

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/google/renameio/v2"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/google/renameio/v2"
 
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/sim"

@@ -2,6 +2,7 @@ package topo
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -122,4 +123,64 @@ func (s Spec) Describe() string {
 		return shape
 	}
 	return s.Name + " (" + shape + ")"
+}
+
+// Check reports what is wrong with the shape of s, without building it.
+func (s Spec) Check() error {
+	switch s.Kind {
+	case KindTorus:
+		return checkTorus(s.Dims, s.NICsPerSwitch, s.Trunk)
+	case KindTree:
+		if s.K < 2 {
+			return fmt.Errorf("tree k: %d is not allowed: must be at least 2", s.K)
+		}
+		if s.N < 1 || s.N > maxTreeLevels {
+			return fmt.Errorf("tree n: %d is not allowed: must be in [1, %d]", s.N, maxTreeLevels)
+		}
+		if treePowers(s.K, s.N) == nil {
+			return fmt.Errorf("tree %d-ary %d-tree: more than %d NICs", s.K, s.N, maxSwitches)
+		}
+		return nil
+	case KindSingle:
+		if s.Ports < 8 || s.Ports%4 != 0 {
+			return fmt.Errorf("ports: %d is not allowed: must be a multiple of 4 and at least 8", s.Ports)
+		}
+		return nil
+	}
+	return fmt.Errorf("topology kind %q is unknown (known: %s, %s, %s)", s.Kind, KindSingle, KindTorus, KindTree)
+}
+
+// Size is the arithmetic of the network s describes, without building it:
+// its switches, the ports of each and its NICs, each saturated at
+// math.MaxInt32 (a size past that is refused anyway). It lets a caller
+// estimate what a network costs before allocating it.
+func (s Spec) Size() (switches, radix, nics int64) {
+	const most = math.MaxInt32
+	mul := func(a, b int64) int64 {
+		if a <= 0 || b <= 0 {
+			return 0
+		}
+		if a > most/b {
+			return most
+		}
+		return a * b
+	}
+	switch s.Kind {
+	case KindTorus:
+		switches, next := int64(1), int64(s.NICsPerSwitch)
+		for _, size := range s.Dims {
+			switches = mul(switches, int64(size))
+			if size > 1 {
+				next = min(next+2*int64(s.Trunk), most)
+			}
+		}
+		return switches, max((next+3)/4*4, 8), mul(switches, int64(s.NICsPerSwitch))
+	case KindTree:
+		per := int64(1)
+		for i := 1; i < s.N; i++ {
+			per = mul(per, int64(s.K))
+		}
+		return mul(int64(s.N), per), max((2*int64(s.K)+3)/4*4, 8), mul(per, int64(s.K))
+	}
+	return 1, int64(s.Ports), int64(s.Ports)
 }

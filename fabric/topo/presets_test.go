@@ -1,6 +1,7 @@
 package topo
 
 import (
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -158,5 +159,28 @@ func TestDescribe(t *testing.T) {
 	}
 	if got := (Spec{Kind: KindSingle, Ports: 16, Routing: "direct"}).Describe(); got != "single switch of 16 ports, routing direct" {
 		t.Errorf("a 16-port switch: %q", got)
+	}
+}
+
+// TestSizeMatchesBuild: the arithmetic of Size gives the switches, the
+// largest radix and the NICs of the built network, for every preset and a
+// few shapes by hand; an absurd shape saturates instead of overflowing.
+func TestSizeMatchesBuild(t *testing.T) {
+	specs := Presets()
+	specs = append(specs, Spec{Kind: KindTorus, Dims: []int{5, 1, 3}, NICsPerSwitch: 3, Trunk: 1},
+		Spec{Kind: KindTree, K: 3, N: 4}, Spec{Kind: KindSingle, Ports: 16})
+	for _, s := range specs {
+		top, err := s.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw, radix, nics := s.Size()
+		if int(sw) != top.NumSwitches() || int(radix) != slices.Max(top.Radix) || int(nics) != top.NumNICs() {
+			t.Errorf("%s: Size %d switches, radix %d, %d NICs; built %d, %d, %d", s.Describe(), sw, radix, nics,
+				top.NumSwitches(), slices.Max(top.Radix), top.NumNICs())
+		}
+	}
+	if sw, _, nics := (Spec{Kind: KindTorus, Dims: []int{1 << 20, 1 << 20, 1 << 20}, NICsPerSwitch: 8, Trunk: 1}).Size(); sw != math.MaxInt32 || nics != math.MaxInt32 {
+		t.Errorf("a huge torus: %d switches, %d NICs, want both saturated", sw, nics)
 	}
 }

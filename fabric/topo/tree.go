@@ -21,8 +21,8 @@ func Tree(k, n int) (*Topology, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("tree k: %d is not allowed: must be at least 2", k)
 	}
-	if n < 1 {
-		return nil, fmt.Errorf("tree n: %d is not allowed: must be at least 1", n)
+	if n < 1 || n > maxTreeLevels {
+		return nil, fmt.Errorf("tree n: %d is not allowed: must be in [1, %d]", n, maxTreeLevels)
 	}
 	pow := treePowers(k, n)
 	if pow == nil {
@@ -65,6 +65,10 @@ func Tree(k, n int) (*Topology, error) {
 }
 
 // treePowers returns k^0..k^n, or nil when k^n exceeds maxSwitches.
+// maxTreeLevels bounds n: a 2-ary tree of more levels has more than
+// maxSwitches NICs anyway.
+const maxTreeLevels = 20
+
 func treePowers(k, n int) []int {
 	pow := make([]int, n+1)
 	pow[0] = 1
