@@ -69,7 +69,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown pattern", []string{"run", "--pattern", "zigzag"}, []string{"traffic.pattern", "zigzag", "uniform"}},
 		{"unknown scheduler", []string{"run", "--scheduler", "fifo"}, []string{"qos.scheduler", "fifo", "rr"}},
 		{"unknown engine", []string{"run", "--engine", "gpu"}, []string{"engine", "gpu", "actors, sequential"}},
-		{"unknown config key", []string{"run", "--config", unknownKey}, []string{"lode", "not found"}},
+		{"unknown config key", []string{"run", "--config", unknownKey}, []string{"traffic.lode (line 2)", "unknown key; did you mean load?"}},
 		{"negative latency", []string{"run", "--config", negLatency}, []string{"switch.latency.fly", "-3", "at least 1"}},
 		{"missing config file", []string{"run", "--config", filepath.Join(dir, "nope.yaml")}, []string{"--config", "nope.yaml", "no such file"}},
 		{"malformed YAML", []string{"run", "--config", badYAML}, []string{"--config", "bad.yaml"}},
