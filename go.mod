@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.1.2
+	github.com/agnivade/levenshtein v1.2.2
 	github.com/asynkron/protoactor-go v0.0.0-20240822202345-3c0e61ca19c9
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
 	github.com/grafana/pyroscope-go v1.2.7

@@ -82,12 +82,15 @@ type NICConfig struct {
 type SLConfig struct {
 	Name         string  `yaml:"name" json:"name"`
 	SCs          []int   `yaml:"scs" json:"scs"`
-	MTUBytes     int     `yaml:"mtu_bytes" json:"mtu_bytes"`
+	MTUBytes     int     `yaml:"mtu_bytes" json:"mtu_bytes"`         // 0 (or absent): DefaultMTUBytes
 	Share        float64 `yaml:"share" json:"share"`                 // fraction of the offered load
 	SBTWeight    int     `yaml:"sbt_weight" json:"sbt_weight"`       // packets, for sbt schedulers
 	Distance     int     `yaml:"distance" json:"distance"`           // dtable: maximum distance between its entries
 	MessageBytes int     `yaml:"message_bytes" json:"message_bytes"` // 0: traffic's message sizes
 }
+
+// DefaultMTUBytes is the MTU of an SL that gives none.
+const DefaultMTUBytes = 128
 
 // QoSConfig holds the SL/SC/VL tables and the output scheduler.
 type QoSConfig struct {
@@ -148,7 +151,7 @@ func Default() Config {
 			Latency:   LatencyConfig{RT: 32, SBIn: 50, SBOut: 50, AT: 16, XMPort: 2, XCentral: 2, Fly: 8},
 		},
 		NIC: NICConfig{InjectionBufferFlits: 256, ReceiveBufferFlits: 256},
-		QoS: QoSConfig{Scheduler: "rr", SchedulerView: ViewEligible, SLs: Table7SLs(128, 0.2, 20), SC2VL: []int{0, 1, 2, 3, 4, 5, 6, 7, 6, 7},
+		QoS: QoSConfig{Scheduler: "rr", SchedulerView: ViewEligible, SLs: Table7SLs(DefaultMTUBytes, 0.2, 20), SC2VL: []int{0, 1, 2, 3, 4, 5, 6, 7, 6, 7},
 			DTable: DTableConfig{Entries: 128, GMTU: 16, W: 8, K: 2}},
 		Traffic: TrafficConfig{Pattern: "uniform", Load: 0.5, Process: "bernoulli", MessageFlits: 16,
 			ShortMessagePercent: 100, HotSpotPercent: 10},
@@ -279,8 +282,8 @@ func (c *Config) validateTopology(p *Problems) {
 	}
 	switch t.Kind {
 	case "single_switch":
-		if t.Ports < 8 || t.Ports%4 != 0 {
-			p.add("topology.ports", t.Ports, "must be a multiple of 4 and at least 8 (MPorts of 4 ports, at least two MPorts)")
+		if t.Ports < 8 || t.Ports%4 != 0 || t.Ports > 1<<20 {
+			p.add("topology.ports", t.Ports, "must be a multiple of 4 in [8, 1048576] (MPorts of 4 ports, at least two MPorts)")
 		}
 	case "torus", "tree":
 		if err := c.TopologySpec().Check(); err != nil {
@@ -407,7 +410,9 @@ func (c *Config) validateQoS(p *Problems, schedulers []string) {
 				owner[sc] = sl.Name
 			}
 		}
-		p.atLeast(f+".mtu_bytes", int64(sl.MTUBytes), 1)
+		if sl.MTUBytes < 0 {
+			p.add(f+".mtu_bytes", sl.MTUBytes, fmt.Sprintf("must be at least 1 (0 or absent: the default, %d)", DefaultMTUBytes))
+		}
 		p.atLeast(f+".message_bytes", int64(sl.MessageBytes), 0)
 		if q.Scheduler == "dtable" && q.DTableFile == "" {
 			p.atLeast(f+".distance", int64(sl.Distance), 1)
@@ -489,10 +494,14 @@ func (c *Config) credits(flits int) int {
 	return (flits + c.Switch.FlitsPerCredit - 1) / c.Switch.FlitsPerCredit
 }
 
-// MTUFlits is SL i's MTU in flits (bytes rounded up).
+// MTUFlits is SL i's MTU in flits (bytes rounded up; 0 bytes is
+// DefaultMTUBytes).
 func (c *Config) MTUFlits(i int) int {
-	b := c.Switch.BytesPerFlit
-	return (c.QoS.SLs[i].MTUBytes + b - 1) / b
+	b, mtu := c.Switch.BytesPerFlit, c.QoS.SLs[i].MTUBytes
+	if mtu == 0 {
+		mtu = DefaultMTUBytes
+	}
+	return (mtu + b - 1) / b
 }
 
 // MaxPacketFlits is the largest packet any SL can send.

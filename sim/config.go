@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 
 	"gopkg.in/yaml.v3"
 
@@ -38,17 +39,32 @@ func LoadConfig(path string, cfg *fabric.Config) error {
 	return nil
 }
 
-// DecodeConfig decodes YAML into cfg; unknown keys and trailing documents
-// are errors.
+// DecodeConfig decodes YAML into cfg (keys it does not name keep their
+// value). What the config cannot hold is refused before anything is
+// decoded, as KeyProblems naming each key path as written, its line and
+// what is wrong: unknown keys (with the closest allowed key), values of
+// the wrong type, repeated keys, nesting deeper than 64 levels. A second
+// YAML document is an error too.
 func DecodeConfig(data []byte, cfg *fabric.Config) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+	var doc yaml.Node
+	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
+		return nil
+	} else if err != nil {
 		return err
 	}
-	var extra any
+	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return errors.New("more than one YAML document")
+	}
+	if err := checkDocument(&doc, reflect.TypeOf(cfg).Elem()); err != nil {
+		return err
+	}
+	// The check found nothing; the strict decode is a second guard.
+	strict := yaml.NewDecoder(bytes.NewReader(data))
+	strict.KnownFields(true)
+	if err := strict.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		return err
 	}
 	return nil
 }

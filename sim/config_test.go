@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/sched"
 )
 
 // TestLoadConfigRefuses: what is not a small regular YAML file of known
@@ -55,5 +56,40 @@ func TestLoadConfigKeepsUnnamedKeys(t *testing.T) {
 	def := fabric.Default()
 	if cfg.Cycles != 1234 || cfg.Traffic.Load != 0.25 || cfg.Warmup != def.Warmup || cfg.Traffic.Pattern != def.Traffic.Pattern {
 		t.Errorf("got cycles %d load %g warmup %d pattern %q", cfg.Cycles, cfg.Traffic.Load, cfg.Warmup, cfg.Traffic.Pattern)
+	}
+}
+
+// TestSLMTUDefault: an SL without mtu_bytes, or with 0, has the default
+// MTU; a negative one is refused, one that is not a whole number of flits
+// is rounded up, and one larger than a VL may hold is refused.
+func TestSLMTUDefault(t *testing.T) {
+	names := sched.Default().Names()
+	sl := func(mtu string) string {
+		return "qos:\n  sc2vl: [0]\n  sls:\n  - {name: A, scs: [0], share: 1" + mtu + "}\n"
+	}
+	for _, tc := range []struct {
+		name, yaml, problem string
+		flits               int
+	}{
+		{"absent", sl(""), "", fabric.DefaultMTUBytes / 8},
+		{"zero", sl(", mtu_bytes: 0"), "", fabric.DefaultMTUBytes / 8},
+		{"not whole flits", sl(", mtu_bytes: 100"), "", 13},
+		{"negative", sl(", mtu_bytes: -8"), "qos.sls[0].mtu_bytes: -8 is not allowed: must be at least 1 (0 or absent: the default, 128)", 0},
+		{"larger than a VL holds", sl(", mtu_bytes: 4096"), "switch.max_vl_flits: 48 is not allowed: must hold the largest packet: at least 512 flits", 0},
+	} {
+		cfg := fabric.Default()
+		if err := DecodeConfig([]byte(tc.yaml), &cfg); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		err := cfg.Validate(names)
+		if tc.problem != "" {
+			if err == nil || strings.Split(err.Error(), "\n")[0] != tc.problem {
+				t.Errorf("%s: got %v, want %s", tc.name, err, tc.problem)
+			}
+			continue
+		}
+		if err != nil || cfg.MTUFlits(0) != tc.flits {
+			t.Errorf("%s: %v, MTU %d flits, want %d", tc.name, err, cfg.MTUFlits(0), tc.flits)
+		}
 	}
 }

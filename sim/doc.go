@@ -5,5 +5,11 @@
 // outcome (Results, the digest). The sequential reference engine is here;
 // the actor engine (package actors) plugs in through Engine.
 //
-// Imports: clock, messages, fabric and its subpackages.
+// Config files: DecodeConfig checks a parsed YAML document against
+// fabric.Config's yaml tags before decoding it, so every refusal names the
+// key path as the file writes it and its line (yamlcheck.go, yamlmsg.go).
+//
+// Imports: clock, messages, fabric and its subpackages; from outside,
+// gopkg.in/yaml.v3, hdrhistogram-go and agnivade/levenshtein (the
+// suggestion for a misspelt key).
 package sim

@@ -63,13 +63,14 @@ func TestBadInput(t *testing.T) {
 		want []string
 	}{
 		{"ports not a multiple of 4", []string{"run", "--ports", "46"}, []string{"topology.ports", "46", "multiple of 4"}},
-		{"ports below 8", []string{"run", "--ports", "4"}, []string{"topology.ports", "4", "at least 8"}},
+		{"ports below 8", []string{"run", "--ports", "4"}, []string{"topology.ports", "4", "[8, 1048576]"}},
+		{"ports beyond the limit", []string{"run", "--ports", "100000000"}, []string{"topology.ports", "100000000", "[8, 1048576]"}},
 		{"load zero", []string{"run", "--load", "0"}, []string{"traffic.load", "0", "(0, 1]"}},
 		{"load above 1", []string{"run", "--load", "1.5"}, []string{"traffic.load", "1.5", "(0, 1]"}},
 		{"unknown pattern", []string{"run", "--pattern", "zigzag"}, []string{"traffic.pattern", "zigzag", "uniform"}},
 		{"unknown scheduler", []string{"run", "--scheduler", "fifo"}, []string{"qos.scheduler", "fifo", "rr"}},
 		{"unknown engine", []string{"run", "--engine", "gpu"}, []string{"engine", "gpu", "actors, sequential"}},
-		{"unknown config key", []string{"run", "--config", unknownKey}, []string{"lode", "not found"}},
+		{"unknown config key", []string{"run", "--config", unknownKey}, []string{"traffic.lode (line 2)", "unknown key; did you mean load?"}},
 		{"negative latency", []string{"run", "--config", negLatency}, []string{"switch.latency.fly", "-3", "at least 1"}},
 		{"missing config file", []string{"run", "--config", filepath.Join(dir, "nope.yaml")}, []string{"--config", "nope.yaml", "no such file"}},
 		{"malformed YAML", []string{"run", "--config", badYAML}, []string{"--config", "bad.yaml"}},

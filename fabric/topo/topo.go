@@ -67,8 +67,8 @@ type Router interface {
 
 // SingleSwitch is one switch with one NIC per port (seed 002 section 3).
 func SingleSwitch(ports int) (*Topology, Router, error) {
-	if ports < 8 || ports%4 != 0 {
-		return nil, nil, fmt.Errorf("ports: %d is not allowed: must be a multiple of 4 and at least 8", ports)
+	if ports < 8 || ports%4 != 0 || ports > maxSwitches {
+		return nil, nil, fmt.Errorf("ports: %d is not allowed: must be a multiple of 4 in [8, %d]", ports, maxSwitches)
 	}
 	t := &Topology{Name: fmt.Sprintf("single-switch-%d", ports), Radix: []int{ports}, Diameter: 1,
 		Kind: KindSingle, NICsPerSwitch: ports}

@@ -56,6 +56,9 @@ func Torus(dims []int, nicsPerSwitch, trunk int) (*Topology, error) {
 	return t, nil
 }
 
+// maxSwitches bounds what a topology may have of switches, NICs, the
+// ports of a single switch and the links of a torus in one direction, so
+// a hostile config is refused before it is built.
 const maxSwitches = 1 << 20
 
 func checkTorus(dims []int, nicsPerSwitch, trunk int) error {
@@ -77,6 +80,12 @@ func checkTorus(dims []int, nicsPerSwitch, trunk int) error {
 	}
 	if trunk < 1 {
 		return fmt.Errorf("torus trunk: %d is not allowed: must be at least 1", trunk)
+	}
+	if nicsPerSwitch > maxSwitches/switches {
+		return fmt.Errorf("torus nics_per_switch: %d is not allowed: %d switches would have more than %d NICs", nicsPerSwitch, switches, maxSwitches)
+	}
+	if trunk > maxSwitches/switches {
+		return fmt.Errorf("torus trunk: %d is not allowed: %d switches would have more than %d links in a direction", trunk, switches, maxSwitches)
 	}
 	return nil
 }
