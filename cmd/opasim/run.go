@@ -201,14 +201,18 @@ func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, n *fabric.Ne
 // writeResults writes the results JSON to path; if that fails, it prints
 // the JSON to stderr rather than lose a finished run.
 func writeResults(path string, res *sim.Results, stderr io.Writer) error {
-	data, err := json.MarshalIndent(res, "", "  ")
+	return writeResultsJSON(path, res, stderr)
+}
+
+func writeResultsJSON(path string, v any, stderr io.Writer) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	data = append(data, '\n')
 	if err := writeFileAtomic(path, data); err != nil {
 		fmt.Fprintf(stderr, "opasim: could not write %s (%v); the results follow on stderr:\n", path, err)
-		stderr.Write(data)
+		_, _ = stderr.Write(data)
 		return fmt.Errorf("--out: %w", err)
 	}
 	return nil

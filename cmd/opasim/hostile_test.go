@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestHostileInput: every hostile input a new user tried is refused before
+// anything is built or simulated: exit status 2, a message naming what is
+// wrong, no panic, each in under 5 seconds. (plot on values it cannot
+// draw: sweep/plot_test.go; the config parser's own cases and fuzzing:
+// sim/yamlcheck_test.go, sim/fuzz_test.go.)
+func TestHostileInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	hugeTorus := write("torus.yaml", []byte("topology:\n  kind: torus\n  dims: [1000, 1000]\n  nics_per_switch: 4\n  trunk: 1\n"))
+	bigList := write("list.yaml", append([]byte("qos:\n  sc2vl: ["), bytes.Repeat([]byte("0, "), 50<<20/3)...))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"a million ports", []string{"run", "--ports", "1000000"}, []string{"memory", "TiB", "memory_budget_mb"}},
+		{"a 1000x1000 torus", []string{"run", "--config", hugeTorus}, []string{"topology", "1000000 switches", "1048576 NICs"}},
+		{"a 200x200 torus", []string{"run", "--config", write("torus200.yaml", []byte("topology:\n  kind: torus\n  dims: [200, 200]\n  nics_per_switch: 8\n  trunk: 1\n"))},
+			[]string{"memory", "torus 200x200", "memory_budget_mb"}},
+		{"a tight memory budget", []string{"run", "--preset", "tree-8ary-3", "--config", write("budget.yaml", []byte("memory_budget_mb: 64\n"))},
+			[]string{"memory", "more than the budget of 0.0625 GiB (memory_budget_mb)"}},
+		{"a billion seeds", []string{"sweep", "--seeds", "1000000000", "--out", filepath.Join(dir, "s1")}, []string{"--seeds", "1000000000", "10000"}},
+		{"a load step of 1e-9", []string{"sweep", "--loads", "0.1:1:0.000000001", "--out", filepath.Join(dir, "s2")}, []string{"--loads", "10000"}},
+		{"100,000 procs", []string{"bench", "--procs", "100000"}, []string{"--procs", "100000", "[1, 1024]"}},
+		{"config /dev/zero", []string{"run", "--config", "/dev/zero"}, []string{"--config", "not a regular file"}},
+		{"config /dev/urandom", []string{"run", "--config", "/dev/urandom"}, []string{"--config", "not a regular file"}},
+		{"a 50 MB YAML list", []string{"run", "--config", bigList}, []string{"--config", "more than the limit of 1048576"}},
+		{"an empty config path", []string{"run", "--config", ""}, []string{"--config", "empty path"}},
+		{"out under /proc", []string{"run", "--out", "/proc/x"}, []string{"--out", "/proc/x"}},
+		{"cpuprofile in a missing directory", []string{"run", "--cpuprofile", filepath.Join(dir, "no", "cpu.prof")}, []string{"--cpuprofile", "cannot create"}},
+		{"memprofile in a missing directory", []string{"run", "--memprofile", filepath.Join(dir, "no", "mem.prof")}, []string{"--memprofile", "cannot create"}},
+		{"out is a directory", []string{"run", "--out", dir}, []string{"--out", "not a regular file"}},
+		{"run with an argument", []string{"run", "extra"}, []string{"run takes no arguments", "extra"}},
+		{"topo without a preset", []string{"topo"}, []string{"topo takes a preset name", "got 0 arguments"}},
+		{"topo with three arguments", []string{"topo", "torus2d-4x4", "uniform", "x"}, []string{"got 3 arguments"}},
+		{"an unknown subcommand", []string{"simulate"}, []string{"unknown command", "simulate", "run"}},
+		{"sweep with an argument", []string{"sweep", "foo"}, []string{"sweep takes no arguments", "foo"}},
+		{"qos with an unknown subcommand", []string{"qos", "sbt"}, []string{"unknown command", "sbt", "dtable"}},
+		{"qos alone", []string{"qos"}, []string{"needs a subcommand"}},
+		{"bench repeat 0", []string{"bench", "--repeat", "0"}, []string{"--repeat", "0", "[1, 100]"}},
+		{"bench on no scenario", []string{"bench", "--scenario", "zzz"}, []string{"--scenario", "zzz", "matches no scenario"}},
+		{"ports with a preset", []string{"run", "--preset", "single-switch", "--ports", "16"}, []string{"--ports 16", "single-switch", "own shape"}},
+		{"ports with a torus config", []string{"run", "--config", hugeTorus, "--ports", "16"}, []string{"--ports 16", "torus"}},
+		{"a misspelt key", []string{"run", "--config", write("typo.yaml", []byte("traffic:\n  laod: 0.5\n"))}, []string{"traffic.laod (line 2)", "did you mean load?"}},
+		{"metrics port out of range", []string{"run", "--metrics-addr", "127.0.0.1:70000"}, []string{"--metrics-addr", "70000", "65535"}},
+	} {
+		start := time.Now()
+		_, stderr, code := opasim(t, tc.args...)
+		took := time.Since(start)
+		if code != 2 {
+			t.Errorf("%s: exit status %d, want 2 (stderr: %.300s)", tc.name, code, stderr)
+		}
+		if took > 5*time.Second {
+			t.Errorf("%s: took %v to refuse", tc.name, took.Round(time.Millisecond))
+		}
+		if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine ") {
+			t.Errorf("%s: panicked: %.500s", tc.name, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: message %q does not mention %q", tc.name, strings.TrimSpace(stderr), w)
+			}
+		}
+	}
+}
+
+// TestSignalsStopCleanly: SIGINT, SIGTERM and SIGHUP stop a long run, which
+// writes its partial results and exits 128 + the signal's number.
+func TestSignalsStopCleanly(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		out := filepath.Join(t.TempDir(), "r.json")
+		cmd := exec.Command(binary, "run", "--cycles", "1000000000", "--engine", "sequential", "--out", out)
+		var stdout strings.Builder
+		cmd.Stdout = &stdout
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		if got, want := cmd.ProcessState.ExitCode(), 128+int(sig); got != want {
+			t.Errorf("%v: exit status %d, want %d", sig, got, want)
+		}
+		var r struct {
+			Interrupted     bool  `json:"interrupted"`
+			SimulatedCycles int64 `json:"simulated_cycles"`
+			ConservationOK  bool  `json:"conservation_ok"`
+		}
+		data, err := os.ReadFile(out)
+		if err != nil || json.Unmarshal(data, &r) != nil {
+			t.Fatalf("%v: no results file: %v", sig, err)
+		}
+		if !r.Interrupted || r.SimulatedCycles <= 0 || !r.ConservationOK || !strings.Contains(stdout.String(), "interrupted at cycle") {
+			t.Errorf("%v: results %+v, summary %q", sig, r, stdout.String())
+		}
+	}
+}
+
+// TestResultsOnStderrWhenTheWriteFails: a results file that cannot be
+// written at the end is printed on stderr rather than lost.
+func TestResultsOnStderrWhenTheWriteFails(t *testing.T) {
+	var stderr bytes.Buffer
+	res := map[string]any{"digest": "0123456789abcdef"}
+	err := writeResultsJSON(filepath.Join(t.TempDir(), "gone", "r.json"), res, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "--out") {
+		t.Fatalf("error %v, want one naming --out", err)
+	}
+	if !strings.Contains(stderr.String(), `"digest": "0123456789abcdef"`) {
+		t.Errorf("stderr %q does not hold the results", stderr.String())
+	}
+}
