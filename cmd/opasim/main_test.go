@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opasim/opasim/sim"
 )
@@ -78,18 +79,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown flag", []string{"run", "--lod", "0.5"}, []string{"unknown flag", "--lod"}},
 		{"flag of the wrong type", []string{"run", "--load", "high"}, []string{"--load", "high"}},
 	} {
-		_, stderr, code := opasim(t, tc.args...)
-		if code != 2 {
-			t.Errorf("%s: exit status %d, want 2 (stderr: %s)", tc.name, code, stderr)
-		}
-		if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine ") {
-			t.Errorf("%s: panicked: %s", tc.name, stderr)
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(stderr, w) {
-				t.Errorf("%s: message %q does not mention %q", tc.name, strings.TrimSpace(stderr), w)
-			}
-		}
+		expectRefused(t, tc.name, tc.args, tc.want)
 	}
 }
 
@@ -145,5 +135,28 @@ func TestConfigFileAndFlags(t *testing.T) {
 	c := r.Config
 	if c.Topology.Ports != 16 || c.Traffic.Pattern != "transpose" || c.Traffic.Load != 0.4 || c.Cycles != 3000 || r.NICs != 16 {
 		t.Errorf("effective config %+v", c)
+	}
+}
+
+// expectRefused runs opasim with args and requires bad input's answer:
+// exit status 2 within 5 seconds, no panic, a message mentioning every
+// string of want.
+func expectRefused(t *testing.T, name string, args, want []string) {
+	t.Helper()
+	start := time.Now()
+	_, stderr, code := opasim(t, args...)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("%s: took %v to refuse", name, took.Round(time.Millisecond))
+	}
+	if code != 2 {
+		t.Errorf("%s: exit status %d, want 2 (stderr: %.300s)", name, code, stderr)
+	}
+	if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine ") {
+		t.Errorf("%s: panicked: %.500s", name, stderr)
+	}
+	for _, w := range want {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("%s: message %q does not mention %q", name, strings.TrimSpace(stderr), w)
+		}
 	}
 }
