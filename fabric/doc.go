@@ -14,7 +14,13 @@
 // sim) builds, runs and measures a network. Package fabric reads no file
 // (sim reads what a config names and passes it in Inputs).
 //
+// Besides the components, fabric holds the config (Config, its defaults and
+// Validate), the building of a network (Build, BuildWith), its memory
+// estimate (EstimateBytes), the conservation check, the queries the
+// watchdog of package sim needs, and the snapshots live metrics read.
+//
 // Imports: clock, messages, workloads, fabric/sched, fabric/topo,
-// fabric/dtable (and fmt, slices, strings, math). No os, time or context:
-// no goroutines, locks, files, wall clock, global RNG, logging or metrics.
+// fabric/dtable; from outside the standard library, hdrhistogram-go (the
+// latency histograms) only. No os, time or context: no goroutines, locks,
+// files, wall clock, global RNG, logging or metrics.
 package fabric

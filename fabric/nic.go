@@ -19,7 +19,9 @@ const (
 
 // NIC is an endpoint (MODEL.md section 1): it generates messages, segments
 // them into packets of at most the SL's MTU, queues them per SL in an
-// unbounded application queue, admits them into a bounded injection buffer
+// application queue (all SLs' queues together hold at most
+// traffic.max_queued_packets; a message that does not fit is not queued
+// but counted as throttled), admits them into a bounded injection buffer
 // shared by the VLs, and sends one flit per cycle on its link, the VL chosen
 // by its output scheduler. It ejects what arrives at one flit per cycle and
 // returns the credits when each tail has been consumed.

@@ -1,9 +1,10 @@
 // Package messages defines what simulated components send each other: flits
-// (as whole packets under virtual cut-through), credits, and the request and
-// grant of the switch allocators. Every message names the component it is
-// for and the cycle it takes effect; a message never takes effect earlier
-// than the sender's cycle plus the minimum latency between components, which
-// is what lets groups of components run a window of cycles without a barrier.
+// (as whole packets under virtual cut-through), credits, and the requests,
+// grants, refusals and cancels of the switch allocators. Every message names
+// the component it is for and the cycle it takes effect; a message never
+// takes effect earlier than the sender's cycle plus the minimum latency
+// between components, which is what lets groups of components run a window
+// of cycles without a barrier.
 //
 // Messages are plain values: no pointers into a sender's state.
 //

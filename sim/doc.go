@@ -2,14 +2,16 @@
 // the files the config names), drives it with an engine through the one
 // window loop every engine shares (Windows: the global clock's calendar,
 // interruption, progress, the watchdog, the observer), and measures the
-// outcome (Results, the digest). The sequential reference engine is here;
-// the actor engine (package actors) plugs in through Engine.
+// outcome (Measure: Results, the digest). The sequential reference engine
+// (Sequential) is here; the actor engine (package actors) plugs in through
+// Engine.
 //
 // Config files: DecodeConfig checks a parsed YAML document against
 // fabric.Config's yaml tags before decoding it, so every refusal names the
 // key path as the file writes it and its line (yamlcheck.go, yamlmsg.go).
 //
-// Imports: clock, messages, fabric and its subpackages; from outside,
-// gopkg.in/yaml.v3, hdrhistogram-go and agnivade/levenshtein (the
-// suggestion for a misspelt key).
+// Imports: clock, messages, fabric, fabric/sched and fabric/dtable; from
+// outside, gopkg.in/yaml.v3, hdrhistogram-go, agnivade/levenshtein (the
+// suggestion for a misspelt key) and pbnjay/memory (the machine's memory,
+// the default memory budget).
 package sim

@@ -5,11 +5,13 @@
 // plots of Figs. 3 and 4.
 //
 // The runner does not know how a config is simulated: the caller passes a
-// SimulateFunc, so this package never imports an engine. Parsing of the
-// axes (ParseLoads, ParseSchedulers, SeedRange, ParseSeedList) refuses a
-// grid of more than MaxPoints runs before anything is allocated or run.
+// SimulateFunc, so this package chooses and drives no engine (it imports
+// package sim only for the Results type). Parsing of the axes (ParseLoads,
+// ParseSchedulers, SeedRange, ParseSeedList) refuses a grid of more than
+// MaxPoints runs before anything is allocated or run.
 //
-// Imports: fabric (for Config) and sim (for Results) only, gonum's stat and plot
-// packages. No flags, no printing except to the writers it is given, no
+// Imports: fabric (for Config) and sim (for Results) only; from outside,
+// gonum's stat and plot packages and renameio (atomic writes of the run
+// files). No flags, no printing except to the writers it is given, no
 // os.Exit.
 package sweep

@@ -3,6 +3,15 @@
 //	opasim run            the default: one 48-port switch, uniform traffic, load 0.5
 //	opasim run --config my.yaml --load 0.9 --out results.json
 //	opasim bench          simulator speed on the reference scenarios
+//	opasim topo PRESET    a topology preset's structure (--channel-load: its link loads)
+//	opasim qos dtable     the DTable configuration tool
+//	opasim sweep          schedulers × loads × seeds, summaries and plots
+//	opasim plot DIR       redraw a sweep's plots
+//
+// It is the wiring only: it reads flags, builds a config, runs it with
+// package sim on the engine the config names (sim.Sequential or
+// actors.Engine) and prints; the model, the run layer, the live metrics
+// and the sweeps are in packages fabric, sim, monitor and sweep.
 //
 // Exit status: 0 on success, 2 for bad input, 1 when a run fails, 128 + the
 // signal's number when a signal stopped a run (after it wrote its results).

@@ -13,7 +13,8 @@
 // after the fact that its pick could not send: Miss instead of Commit
 // (DecideFeedback).
 //
-// Imports: clock and messages only (no goroutines, no wall clock, no RNG).
+// Imports: nothing of opasim's, the standard library only (no goroutines,
+// no wall clock, no RNG).
 package sched
 
 import (
