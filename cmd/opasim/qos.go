@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -19,69 +20,82 @@ func newQoSCmd() *cobra.Command {
 	return qos
 }
 
+// dtableFlags are the flags of `opasim qos dtable`.
+type dtableFlags struct {
+	req       dtable.Request
+	sls       []string
+	file, out string
+	asJSON    bool
+}
+
 // newDTableCmd applies seed 000's DTable configuration methodology and
 // bandwidth correction (sections 3.3.2 and 3.3.3).
 func newDTableCmd() *cobra.Command {
-	var req dtable.Request
-	var sls []string
-	var file, out string
-	var asJSON bool
+	var o dtableFlags
 	cmd := &cobra.Command{
 		Use:   "dtable",
 		Short: "Build a DTable arbitration table from N, GMTU, w, k and per-SL distance, MTU and share",
 		Example: "  opasim qos dtable --entries 128 --gmtu 16 --w 8 --k 2 \\\n" +
 			"    --sl VO:2:2:0.1 --sl VI:4:4:0.3 --sl CL:8:8:0.5 --sl BE:16:16:0.05 --sl BK:16:16:0.05 --out table.yaml",
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file != "" {
-				f, err := os.Open(file)
-				if err != nil {
-					return badInput(fmt.Errorf("--file: %w", err))
-				}
-				defer f.Close()
-				if req, err = dtable.LoadRequest(f); err != nil {
-					return badInput(fmt.Errorf("--file %s: %w", file, err))
-				}
-			}
-			for _, s := range sls {
-				sl, err := dtable.ParseSL(s)
-				if err != nil {
-					return badInput(fmt.Errorf("--sl: %w", err))
-				}
-				req.SLs = append(req.SLs, sl)
-			}
-			res, err := dtable.Configure(req)
-			if err != nil {
-				return badInput(err)
-			}
-			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprint(cmd.OutOrStdout(), res.Text())
-			}
-			if out == "" {
-				return nil
-			}
-			f, err := os.Create(out)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			return res.WriteTable(f)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
 	}
 	fs := cmd.Flags()
-	fs.IntVar(&req.Entries, "entries", 128, "N, entries of the arbitration table")
-	fs.IntVar(&req.GMTU, "gmtu", 16, "GMTU, the largest MTU, in credits")
-	fs.IntVar(&req.W, "w", 8, "maximum weight decoupling parameter (M = GMTU * w)")
-	fs.IntVar(&req.K, "k", 2, "bandwidth pool decoupling parameter (pool = N * GMTU * k), k <= w")
-	fs.StringArrayVar(&sls, "sl", nil, "an SL as NAME:DISTANCE:MTU:SHARE (MTU in credits); repeat per SL")
-	fs.StringVar(&file, "file", "", "read the request from YAML (entries, gmtu, w, k, sls: [{name, distance, mtu, share}]); --sl adds SLs")
-	fs.BoolVar(&asJSON, "json", false, "print JSON instead of a table")
-	fs.StringVar(&out, "out", "", "write the arbitration table here, in the form qos.dtable_file loads")
+	fs.IntVar(&o.req.Entries, "entries", 128, "N, entries of the arbitration table")
+	fs.IntVar(&o.req.GMTU, "gmtu", 16, "GMTU, the largest MTU, in credits")
+	fs.IntVar(&o.req.W, "w", 8, "maximum weight decoupling parameter (M = GMTU * w)")
+	fs.IntVar(&o.req.K, "k", 2, "bandwidth pool decoupling parameter (pool = N * GMTU * k), k <= w")
+	fs.StringArrayVar(&o.sls, "sl", nil, "an SL as NAME:DISTANCE:MTU:SHARE (MTU in credits); repeat per SL")
+	fs.StringVar(&o.file, "file", "", "read the request from YAML (entries, gmtu, w, k, sls: [{name, distance, mtu, share}]); --sl adds SLs")
+	fs.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
+	fs.StringVar(&o.out, "out", "", "write the arbitration table here, in the form qos.dtable_file loads")
 	return cmd
+}
+
+// run configures the table, prints it and writes it to --out.
+func (o *dtableFlags) run(cmd *cobra.Command) error {
+	if o.out != "" {
+		if err := checkWritable("--out", o.out); err != nil {
+			return err
+		}
+	}
+	req := o.req
+	if o.file != "" {
+		f, err := os.Open(o.file)
+		if err != nil {
+			return badInput(fmt.Errorf("--file: %w", err))
+		}
+		defer f.Close()
+		if req, err = dtable.LoadRequest(f); err != nil {
+			return badInput(fmt.Errorf("--file %s: %w", o.file, err))
+		}
+	}
+	for _, s := range o.sls {
+		sl, err := dtable.ParseSL(s)
+		if err != nil {
+			return badInput(fmt.Errorf("--sl: %w", err))
+		}
+		req.SLs = append(req.SLs, sl)
+	}
+	res, err := dtable.Configure(req)
+	if err != nil {
+		return badInput(err)
+	}
+	if o.asJSON {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprint(cmd.OutOrStdout(), res.Text())
+	}
+	if o.out == "" {
+		return nil
+	}
+	var table bytes.Buffer
+	if err := res.WriteTable(&table); err != nil {
+		return err
+	}
+	return writeFileAtomic(o.out, table.Bytes())
 }

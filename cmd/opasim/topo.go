@@ -14,10 +14,15 @@ import (
 	"github.com/opasim/opasim/workloads"
 )
 
+// topoFlags are the flags of `opasim topo`.
+type topoFlags struct {
+	pattern, ties, trunks string
+	hot, hotPercent       int
+	all                   bool
+}
+
 func newTopoCmd() *cobra.Command {
-	var pattern, ties, trunks string
-	var hot, hotPercent int
-	var all bool
+	var o topoFlags
 	cmd := &cobra.Command{
 		Use:   "topo PRESET [--channel-load [PATTERN]]",
 		Short: "Print a topology preset's structure, and with --channel-load its channel loads and saturation bound",
@@ -36,57 +41,60 @@ func newTopoCmd() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			loads := cmd.Flags().Changed("channel-load")
-			if len(args) == 2 {
-				if !loads || pattern != "uniform" {
-					return badInput(fmt.Errorf("%q: a second argument is a pattern, given only with --channel-load", args[1]))
-				}
-				pattern = args[1]
-			}
-			t, spec, err := topo.Preset(args[0])
-			if err != nil {
-				return badInput(err)
-			}
-			if ties != "" && !slices.Contains(topo.TieRules(), ties) {
-				return badInput(fmt.Errorf("--dor-ties: %q is not allowed: must be one of: %s", ties, strings.Join(topo.TieRules(), ", ")))
-			}
-			if trunks != "" && !slices.Contains(topo.TrunkSelects(), trunks) {
-				return badInput(fmt.Errorf("--trunk-select: %q is not allowed: must be one of: %s", trunks, strings.Join(topo.TrunkSelects(), ", ")))
-			}
-			spec.Options = topo.RoutingOptions{Ties: ties, TrunkSelect: trunks}
-			out := cmd.OutOrStdout()
-			fmt.Fprint(out, t.Summary().String())
-			fmt.Fprintf(out, "routing: %s\nsource: %s\n", routingName(spec), spec.Source)
-			if !loads {
-				return nil
-			}
-			demand, what, err := demandOf(pattern, t.NumNICs(), hot, hotPercent)
-			if err != nil {
-				return badInput(err)
-			}
-			def := fabric.Default() // the loads do not depend on the SC tables: every SC takes the same path
-			r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, def.SCTables(), spec.Options)
-			if err != nil {
-				return err
-			}
-			l, err := topo.ChannelLoads(t, r, demand, 0)
-			if err != nil {
-				return err
-			}
-			printLoads(out, l, what, all)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return o.run(cmd, args) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&pattern, "channel-load", "uniform", "print the channel loads under this traffic `pattern` (alone: uniform)")
+	f.StringVar(&o.pattern, "channel-load", "uniform", "print the channel loads under this traffic `pattern` (alone: uniform)")
 	f.Lookup("channel-load").NoOptDefVal = "uniform"
-	f.StringVar(&ties, "dor-ties", "", "dor: direction of a packet exactly half way round a ring: "+strings.Join(topo.TieRules(), ", ")+" (default balanced)")
-	f.StringVar(&trunks, "trunk-select", "", "dor: trunk member carrying a packet: "+strings.Join(topo.TrunkSelects(), ", ")+" (default src_dst)")
-	f.IntVar(&hot, "hot-spot", 0, "hot_spot pattern: the hot NIC")
-	f.IntVar(&hotPercent, "hot-spot-percent", 10, "hot_spot pattern: the share of messages sent to it, in percent")
-	f.BoolVar(&all, "all", false, "with --channel-load: print the load of every link")
+	f.StringVar(&o.ties, "dor-ties", "", "dor: direction of a packet exactly half way round a ring: "+strings.Join(topo.TieRules(), ", ")+" (default balanced)")
+	f.StringVar(&o.trunks, "trunk-select", "", "dor: trunk member carrying a packet: "+strings.Join(topo.TrunkSelects(), ", ")+" (default src_dst)")
+	f.IntVar(&o.hot, "hot-spot", 0, "hot_spot pattern: the hot NIC")
+	f.IntVar(&o.hotPercent, "hot-spot-percent", 10, "hot_spot pattern: the share of messages sent to it, in percent")
+	f.BoolVar(&o.all, "all", false, "with --channel-load: print the load of every link")
 	return cmd
+}
+
+// run prints the preset's structure and, with --channel-load, its loads.
+func (o *topoFlags) run(cmd *cobra.Command, args []string) error {
+	loads := cmd.Flags().Changed("channel-load")
+	if len(args) == 2 {
+		if !loads || o.pattern != "uniform" {
+			return badInput(fmt.Errorf("%q: a second argument is a pattern, given only with --channel-load", args[1]))
+		}
+		o.pattern = args[1]
+	}
+	t, spec, err := topo.Preset(args[0])
+	if err != nil {
+		return badInput(err)
+	}
+	if o.ties != "" && !slices.Contains(topo.TieRules(), o.ties) {
+		return badInput(fmt.Errorf("--dor-ties: %q is not allowed: must be one of: %s", o.ties, strings.Join(topo.TieRules(), ", ")))
+	}
+	if o.trunks != "" && !slices.Contains(topo.TrunkSelects(), o.trunks) {
+		return badInput(fmt.Errorf("--trunk-select: %q is not allowed: must be one of: %s", o.trunks, strings.Join(topo.TrunkSelects(), ", ")))
+	}
+	spec.Options = topo.RoutingOptions{Ties: o.ties, TrunkSelect: o.trunks}
+	out := cmd.OutOrStdout()
+	fmt.Fprint(out, t.Summary().String())
+	fmt.Fprintf(out, "routing: %s\nsource: %s\n", routingName(spec), spec.Source)
+	if !loads {
+		return nil
+	}
+	demand, what, err := demandOf(o.pattern, t.NumNICs(), o.hot, o.hotPercent)
+	if err != nil {
+		return badInput(err)
+	}
+	def := fabric.Default() // the loads do not depend on the SC tables: every SC takes the same path
+	r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, def.SCTables(), spec.Options)
+	if err != nil {
+		return err
+	}
+	l, err := topo.ChannelLoads(t, r, demand, 0)
+	if err != nil {
+		return err
+	}
+	printLoads(out, l, what, o.all)
+	return nil
 }
 
 // routingName is the routing and, for dor, its tie and trunk rules.

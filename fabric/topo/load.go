@@ -68,7 +68,6 @@ func ChannelLoads(t *Topology, r Router, demand Demand, sc int) (*ChannelLoad, e
 		load.Out[s] = make([]float64, radix)
 	}
 	var err error
-	maxHops := t.NumSwitches() + 1
 	denominator := 0
 	flush := func() {
 		if denominator == 0 {
@@ -105,28 +104,7 @@ func ChannelLoads(t *Topology, r Router, demand Demand, sc int) (*ChannelLoad, e
 			}
 			load.Routes++
 			injected += int64(weight)
-			at, s := t.NICPort[src], sc
-			for hop := 0; ; hop++ {
-				if hop == maxHops {
-					err = fmt.Errorf("channel load: %d -> %d: no delivery after %d switches", src, dst, hop)
-					return
-				}
-				port, next := r.Route(at.Switch, at.Port, dst, s)
-				if port < 0 || port >= t.Radix[at.Switch] {
-					err = fmt.Errorf("channel load: %d -> %d: switch %d routes to port %d of %d", src, dst, at.Switch, port, t.Radix[at.Switch])
-					return
-				}
-				out[at.Switch][port] += int64(weight)
-				peer := t.Wiring[at.Switch][port]
-				if peer.Kind == PeerSwitch {
-					at, s = peer.Port, next
-					continue
-				}
-				if peer.Kind != PeerNIC || peer.NIC != dst {
-					err = fmt.Errorf("channel load: %d -> %d: switch %d port %d is not wired to it", src, dst, at.Switch, port)
-				}
-				return
-			}
+			err = addRoute(t, r, out, src, dst, sc, int64(weight))
 		})
 		if err != nil {
 			return nil, err
@@ -137,6 +115,30 @@ func ChannelLoads(t *Topology, r Router, demand Demand, sc int) (*ChannelLoad, e
 	}
 	flush()
 	return load, nil
+}
+
+// addRoute adds weight to the output port of every switch on the route
+// from NIC src to NIC dst (first SC sc).
+func addRoute(t *Topology, r Router, out [][]int64, src, dst, sc int, weight int64) error {
+	at, s := t.NICPort[src], sc
+	maxHops := t.NumSwitches() + 1
+	for hop := 0; hop < maxHops; hop++ {
+		port, next := r.Route(at.Switch, at.Port, dst, s)
+		if port < 0 || port >= t.Radix[at.Switch] {
+			return fmt.Errorf("channel load: %d -> %d: switch %d routes to port %d of %d", src, dst, at.Switch, port, t.Radix[at.Switch])
+		}
+		out[at.Switch][port] += weight
+		peer := t.Wiring[at.Switch][port]
+		if peer.Kind == PeerSwitch {
+			at, s = peer.Port, next
+			continue
+		}
+		if peer.Kind != PeerNIC || peer.NIC != dst {
+			return fmt.Errorf("channel load: %d -> %d: switch %d port %d is not wired to it", src, dst, at.Switch, port)
+		}
+		return nil
+	}
+	return fmt.Errorf("channel load: %d -> %d: no delivery after %d switches", src, dst, maxHops)
 }
 
 // LoadStats summarises a ChannelLoad.
