@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
 	"github.com/opasim/opasim/workloads"
 )
@@ -233,8 +234,9 @@ func (p *Problems) atLeast(field string, v, min int64) {
 }
 
 // Validate returns every problem at once, each naming the field, the value
-// and what is allowed; nil when the config is usable.
-func (c *Config) Validate(schedulers []string) error {
+// and what is allowed; nil when the config is usable. schedulers are the
+// schedulers qos.scheduler may name.
+func (c *Config) Validate(schedulers *sched.Registry) error {
 	var p Problems
 	c.validateRun(&p)
 	c.validateTopology(&p)
@@ -372,11 +374,12 @@ func (c *Config) validateSwitch(p *Problems) {
 	}
 }
 
-func (c *Config) validateQoS(p *Problems, schedulers []string) {
+func (c *Config) validateQoS(p *Problems, schedulers *sched.Registry) {
 	q := &c.QoS
-	if !contains(schedulers, q.Scheduler) {
-		p.add("qos.scheduler", fmt.Sprintf("%q", q.Scheduler), "must be one of: "+strings.Join(schedulers, ", "))
+	if !schedulers.Has(q.Scheduler) {
+		p.add("qos.scheduler", fmt.Sprintf("%q", q.Scheduler), "must be one of: "+strings.Join(schedulers.Names(), ", "))
 	}
+	derivesTable := schedulers.NeedsTable(q.Scheduler) && q.DTableFile == ""
 	if q.SchedulerView != "" && !contains(SchedulerViews(), q.SchedulerView) {
 		p.add("qos.scheduler_view", fmt.Sprintf("%q", q.SchedulerView), "must be one of: "+strings.Join(SchedulerViews(), ", "))
 	}
@@ -414,7 +417,7 @@ func (c *Config) validateQoS(p *Problems, schedulers []string) {
 			p.add(f+".mtu_bytes", sl.MTUBytes, fmt.Sprintf("must be at least 1 (0 or absent: the default, %d)", DefaultMTUBytes))
 		}
 		p.atLeast(f+".message_bytes", int64(sl.MessageBytes), 0)
-		if q.Scheduler == "dtable" && q.DTableFile == "" {
+		if derivesTable {
 			p.atLeast(f+".distance", int64(sl.Distance), 1)
 		}
 		if sl.Share < 0 || sl.Share > 1 || math.IsNaN(sl.Share) {
