@@ -2,11 +2,10 @@ package fabric
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/registry"
 )
 
 // Allocators. The switch allocation (seed 002 VA-SA) is distributed over
@@ -39,29 +38,20 @@ type allocInfo struct {
 	pipelined bool
 }
 
-var allocators = []allocInfo{
-	{name: AllocPipelined, pipelined: true},
-	{name: AllocSerial},
+// allocators are the allocators switch.allocator may name.
+var allocators = newAllocators()
+
+func newAllocators() *registry.Registry[allocInfo] {
+	r := registry.New[allocInfo]("allocator")
+	registry.Must(r.Register(AllocPipelined, allocInfo{name: AllocPipelined, pipelined: true}))
+	registry.Must(r.Register(AllocSerial, allocInfo{name: AllocSerial}))
+	return r
 }
 
 // AllocatorNames lists the allocators, sorted.
-func AllocatorNames() []string {
-	names := make([]string, len(allocators))
-	for i, a := range allocators {
-		names[i] = a.name
-	}
-	sort.Strings(names)
-	return names
-}
+func AllocatorNames() []string { return allocators.Names() }
 
-func lookupAllocator(name string) (allocInfo, error) {
-	for _, a := range allocators {
-		if a.name == name {
-			return a, nil
-		}
-	}
-	return allocInfo{}, fmt.Errorf("%q is not allowed: must be one of: %s", name, strings.Join(AllocatorNames(), ", "))
-}
+func lookupAllocator(name string) (allocInfo, error) { return allocators.Get(name) }
 
 // outReq is a request a pipelined source has sent and not yet had answered.
 type outReq struct {

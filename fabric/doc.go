@@ -14,7 +14,7 @@
 // sim) builds, runs and measures a network. Package fabric reads no file
 // (sim reads what a config names and passes it in Inputs).
 //
-// Imports: clock, messages, workloads, fabric/sched, fabric/topo,
-// fabric/dtable (and fmt, slices, strings, math). No os, time or context:
+// Imports: clock, messages, registry, workloads, fabric/qos, fabric/sched,
+// fabric/topo, fabric/dtable (and fmt, slices, strings, math). No os, time or context:
 // no goroutines, locks, files, wall clock, global RNG, logging or metrics.
 package fabric

@@ -1,5 +1,7 @@
 package sched
 
+import "github.com/opasim/opasim/registry"
+
 // Default returns a registry with every built-in scheduler. Adding a
 // scheduler is one file and one line here; a scheduler that reads an
 // arbitration table says so in its registration (NeedsTable).
@@ -14,8 +16,4 @@ func Default() *Registry {
 	return r
 }
 
-func must(err error) {
-	if err != nil {
-		panic(err)
-	}
-}
+func must(err error) { registry.Must(err) }

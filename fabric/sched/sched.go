@@ -13,15 +13,12 @@
 // after the fact that its pick could not send: Miss instead of Commit
 // (DecideFeedback).
 //
-// Imports: fabric/qos, clock and messages only (no goroutines, no wall clock, no RNG).
+// Imports: fabric/qos, registry, clock and messages only (no goroutines, no wall clock, no RNG).
 package sched
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	"github.com/opasim/opasim/fabric/qos"
+	"github.com/opasim/opasim/registry"
 )
 
 // Head describes the head packet of one VL at a decision.
@@ -123,46 +120,28 @@ type Registration struct {
 	NeedsTable bool
 }
 
-// Registry maps scheduler names to registrations. Build it explicitly with
-// NewRegistry or Default; registering a taken name is an error.
+// Registry maps scheduler names to registrations (Register, Names, Has,
+// Get). Build it explicitly with NewRegistry or Default; registering a
+// taken name is an error.
 type Registry struct {
-	factories map[string]Registration
+	*registry.Registry[Registration]
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{factories: map[string]Registration{}} }
-
-// Register adds a registration under name.
-func (r *Registry) Register(name string, reg Registration) error {
-	if _, ok := r.factories[name]; ok {
-		return fmt.Errorf("scheduler %q is already registered", name)
-	}
-	r.factories[name] = reg
-	return nil
-}
+func NewRegistry() *Registry { return &Registry{registry.New[Registration]("scheduler")} }
 
 // NeedsTable reports whether the scheduler called name reads
 // Config.Table (false for an unknown name).
-func (r *Registry) NeedsTable(name string) bool { return r.factories[name].NeedsTable }
-
-// Names lists the registered names, sorted.
-func (r *Registry) Names() []string {
-	names := make([]string, 0, len(r.factories))
-	for n := range r.factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+func (r *Registry) NeedsTable(name string) bool {
+	reg, err := r.Get(name)
+	return err == nil && reg.NeedsTable
 }
-
-// Has reports whether name is registered.
-func (r *Registry) Has(name string) bool { _, ok := r.factories[name]; return ok }
 
 // New builds the scheduler called name.
 func (r *Registry) New(name string, cfg Config) (Scheduler, error) {
-	f, ok := r.factories[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", name, strings.Join(r.Names(), ", "))
+	reg, err := r.Get(name)
+	if err != nil {
+		return nil, err
 	}
-	return f.New(cfg)
+	return reg.New(cfg)
 }

@@ -3,10 +3,10 @@ package topo
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/opasim/opasim/fabric/qos"
+	"github.com/opasim/opasim/registry"
 )
 
 // RoutingOptions tune a routing; the zero value is every routing's
@@ -33,14 +33,15 @@ func (o RoutingOptions) Validate() error {
 // (dor's dateline moves a packet to the second SC of its SL).
 type RouterFactory func(t *Topology, sc qos.Tables, o RoutingOptions) (Router, error)
 
-// Registry maps routing names to factories. Build it explicitly with
-// NewRegistry or DefaultRegistry; registering a taken name is an error.
+// Registry maps routing names to factories (Register, Names, Has, Get).
+// Build it explicitly with NewRegistry or DefaultRegistry; registering a
+// taken name is an error.
 type Registry struct {
-	factories map[string]RouterFactory
+	*registry.Registry[RouterFactory]
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{factories: map[string]RouterFactory{}} }
+func NewRegistry() *Registry { return &Registry{registry.New[RouterFactory]("routing")} }
 
 // DefaultRegistry returns a registry with every built-in routing: "direct"
 // (single switch), "dor" (tori) and "updown" (k-ary n-trees). Adding a
@@ -55,33 +56,7 @@ func DefaultRegistry() *Registry {
 	return r
 }
 
-func must(err error) {
-	if err != nil {
-		panic(err)
-	}
-}
-
-// Register adds a factory under name.
-func (r *Registry) Register(name string, f RouterFactory) error {
-	if _, ok := r.factories[name]; ok {
-		return fmt.Errorf("routing %q is already registered", name)
-	}
-	r.factories[name] = f
-	return nil
-}
-
-// Names lists the registered names, sorted.
-func (r *Registry) Names() []string {
-	names := make([]string, 0, len(r.factories))
-	for n := range r.factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Has reports whether name is registered.
-func (r *Registry) Has(name string) bool { _, ok := r.factories[name]; return ok }
+func must(err error) { registry.Must(err) }
 
 // New builds the routing called name for t with its default options.
 func (r *Registry) New(name string, t *Topology, sc qos.Tables) (Router, error) {
@@ -90,9 +65,9 @@ func (r *Registry) New(name string, t *Topology, sc qos.Tables) (Router, error) 
 
 // NewWith builds the routing called name for t with options o.
 func (r *Registry) NewWith(name string, t *Topology, sc qos.Tables, o RoutingOptions) (Router, error) {
-	f, ok := r.factories[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown routing %q (known: %s)", name, strings.Join(r.Names(), ", "))
+	f, err := r.Get(name)
+	if err != nil {
+		return nil, err
 	}
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("routing %s: %w", name, err)
