@@ -131,7 +131,7 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 		}
 		return m, false, s.nextPipelinable(int(o.q))
 	}
-	at := p.lambda + p.mu
+	at := p.requestLatency + p.grantLatency
 	if p.depth > 0 && len(s.outs) >= p.depth {
 		return m, false, clock.Never // an answer will come
 	}
@@ -155,7 +155,7 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 	m = messages.Msg{Kind: messages.KindRequest, VL: int32(e.NextVL), Out: e.Out, Ready: start, TailAvail: e.TailAvail,
 		Tag: id, Queue: int32(q), Alone: alone, Pkt: pk}
 	if !alone {
-		m.Deadline = start - p.mu
+		m.Deadline = start - p.grantLatency
 		s.readFree = tailOut + 1
 	}
 	wake = clock.Max(now+1, s.nextPipelinable(-1))
@@ -286,7 +286,7 @@ func (r *reqQueue) refuse(p *params, slot int, m *messages.Msg, now clock.Cycle,
 // refused too, so that the queue's packets leave in order.
 func (r *reqQueue) behindRefusal(p *params, slot int, m *messages.Msg) bool {
 	x, ok := r.refusedAt[[2]int32{int32(slot), m.Queue}]
-	return ok && m.Tag-x.tag > 0 && m.At-p.lambda < x.at+p.mu
+	return ok && m.Tag-x.tag > 0 && m.At-p.requestLatency < x.at+p.grantLatency
 }
 
 func (r *reqQueue) add(slot int, m *messages.Msg) {
@@ -361,7 +361,7 @@ func (r *reqQueue) sweep(drop func(int, *messages.Msg) bool) {
 // startOf is when a granted transfer of request m starts: its booked start,
 // or, for a request without deadline, as soon as the grant arrives.
 func startOf(p *params, m *messages.Msg, now clock.Cycle) clock.Cycle {
-	return clock.Max(now+p.mu, m.Ready)
+	return clock.Max(now+p.grantLatency, m.Ready)
 }
 
 // expired reports whether request m, which has a booked start, can no longer

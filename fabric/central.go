@@ -155,9 +155,9 @@ func (c *CentralCrossbar) refuse(mp int, now clock.Cycle, out *Outbox) {
 
 func (c *CentralCrossbar) accept(mp, b int, now clock.Cycle, out *Outbox) {
 	cb := &c.buf[b]
-	if cb.writeFree > now+c.p.mu {
+	if cb.writeFree > now+c.p.grantLatency {
 		if c.anyRequest(mp) {
-			c.at(cb.writeFree-c.p.mu, int32(mp))
+			c.at(cb.writeFree-c.p.grantLatency, int32(mp))
 		}
 		return
 	}
@@ -171,7 +171,7 @@ func (c *CentralCrossbar) accept(mp, b int, now clock.Cycle, out *Outbox) {
 		r.valid = false
 		c.grantInto(mp, b, &r.msg, now, out)
 		if c.anyRequest(mp) {
-			c.at(clock.Max(now+1, cb.writeFree-c.p.mu), int32(mp))
+			c.at(clock.Max(now+1, cb.writeFree-c.p.grantLatency), int32(mp))
 		}
 		return
 	}
@@ -216,7 +216,7 @@ func (c *CentralCrossbar) arbitratePipelined(mp, b0, b1 int, now clock.Cycle, ou
 	case booked:
 		c.at(now+1, int32(mp))
 	case r.count > 0:
-		c.at(clock.Max(now+1, min(p0.writeFree, p1.writeFree)-c.p.mu), int32(mp))
+		c.at(clock.Max(now+1, min(p0.writeFree, p1.writeFree)-c.p.grantLatency), int32(mp))
 	}
 }
 
@@ -252,6 +252,6 @@ func (c *CentralCrossbar) request(b int, now clock.Cycle, out *Outbox) {
 	if !send {
 		return
 	}
-	req.Src, req.At, req.Dst, req.Slot = c.id, now+c.p.lambda, c.outComp[e.Out], int32(4+b)
+	req.Src, req.At, req.Dst, req.Slot = c.id, now+c.p.requestLatency, c.outComp[e.Out], int32(4+b)
 	out.Send(req)
 }

@@ -13,19 +13,19 @@ import (
 // Config is a whole run: every key has its default in Default() and is
 // checked by Validate. YAML keys are snake_case; unknown keys are errors.
 type Config struct {
-	Seed         uint64         `yaml:"seed" json:"seed"`
-	Cycles       int64          `yaml:"cycles" json:"cycles"` // total, warm-up included
-	Warmup       int64          `yaml:"warmup" json:"warmup"`
-	Engine       string         `yaml:"engine" json:"engine"`                     // actors | sequential
-	Window       int64          `yaml:"window" json:"window"`                     // cycles per clock window; 0 = the largest allowed
-	Watchdog     int64          `yaml:"watchdog_cycles" json:"watchdog_cycles"`   // stop when nothing moves this long; 0 = off
-	SeriesCycles int64          `yaml:"series_cycles" json:"series_cycles"`       // accepted throughput per interval of this many cycles; 0 = off
-	MemoryBudget int64          `yaml:"memory_budget_mb" json:"memory_budget_mb"` // refuse a network estimated to take more MiB; 0 = this machine's memory
-	Topology     TopologyConfig `yaml:"topology" json:"topology"`                 //
-	Switch       SwitchConfig   `yaml:"switch" json:"switch"`
-	NIC          NICConfig      `yaml:"nic" json:"nic"`
-	QoS          QoSConfig      `yaml:"qos" json:"qos"`
-	Traffic      TrafficConfig  `yaml:"traffic" json:"traffic"`
+	Seed           uint64         `yaml:"seed" json:"seed"`
+	Cycles         int64          `yaml:"cycles" json:"cycles"` // total, warm-up included
+	Warmup         int64          `yaml:"warmup" json:"warmup"`
+	Engine         string         `yaml:"engine" json:"engine"`                     // actors | sequential
+	Window         int64          `yaml:"window" json:"window"`                     // cycles per clock window; 0 = the largest allowed
+	WatchdogCycles int64          `yaml:"watchdog_cycles" json:"watchdog_cycles"`   // stop when nothing moves this long; 0 = off
+	SeriesCycles   int64          `yaml:"series_cycles" json:"series_cycles"`       // accepted throughput per interval of this many cycles; 0 = off
+	MemoryBudget   int64          `yaml:"memory_budget_mb" json:"memory_budget_mb"` // refuse a network estimated to take more MiB; 0 = this machine's memory
+	Topology       TopologyConfig `yaml:"topology" json:"topology"`                 //
+	Switch         SwitchConfig   `yaml:"switch" json:"switch"`
+	NIC            NICConfig      `yaml:"nic" json:"nic"`
+	QoS            QoSConfig      `yaml:"qos" json:"qos"`
+	Traffic        TrafficConfig  `yaml:"traffic" json:"traffic"`
 }
 
 // TopologyConfig chooses the network: a preset by name, or a shape.
@@ -142,7 +142,7 @@ type TrafficConfig struct {
 // 0.5, with the SL/SC/VL tables of seed 000 Table 7 and 16-flit packets.
 func Default() Config {
 	return Config{
-		Seed: 1, Cycles: 20000, Warmup: 5000, Engine: "actors", Watchdog: 50000, SeriesCycles: 10000,
+		Seed: 1, Cycles: 20000, Warmup: 5000, Engine: "actors", WatchdogCycles: 50000, SeriesCycles: 10000,
 		Topology: TopologyConfig{Kind: "single_switch", Ports: 48, DORTies: topo.TiesBalanced, TrunkSelect: topo.TrunkSrcDst},
 		Switch: SwitchConfig{
 			BytesPerFlit: 8, FlitsPerCredit: 4, VLs: 8,
@@ -257,7 +257,7 @@ func (c *Config) validateRun(p *Problems) {
 	if c.Warmup < 0 || c.Warmup >= c.Cycles {
 		p.add("warmup", c.Warmup, fmt.Sprintf("must be in [0, cycles=%d)", c.Cycles))
 	}
-	p.atLeast("watchdog_cycles", c.Watchdog, 0)
+	p.atLeast("watchdog_cycles", c.WatchdogCycles, 0)
 	p.atLeast("memory_budget_mb", c.MemoryBudget, 0)
 	p.atLeast("series_cycles", c.SeriesCycles, 0)
 	if c.Engine != "actors" && c.Engine != "sequential" {

@@ -214,7 +214,7 @@ func (m *MPort) eval(unit int32, now clock.Cycle, out *Outbox) {
 	if !send {
 		return
 	}
-	req.Src, req.At = m.id, now+m.p.lambda
+	req.Src, req.At = m.id, now+m.p.requestLatency
 	if outPort := int(e.Out); outPort/4 == m.index {
 		req.Dst, req.Slot = m.outComp[outPort], unit
 	} else {

@@ -96,7 +96,7 @@ func prepare(cfg Config, reg *sched.Registry, in Inputs) (*params, workloads.Pat
 	if err != nil {
 		return nil, nil, fmt.Errorf("switch.allocator: %w", err)
 	}
-	p.pipelined, p.lookahead, p.depth = alloc.pipelined, p.lambda+p.mu, cfg.Switch.AllocatorDepth
+	p.pipelined, p.lookahead, p.depth = alloc.pipelined, p.requestLatency+p.grantLatency, cfg.Switch.AllocatorDepth
 	if err := checkCentralLanes(&cfg, classes); err != nil {
 		return nil, nil, err
 	}

@@ -18,17 +18,17 @@ type pending struct {
 // It returns the new buffer entry (its Ready is the header's arrival) and
 // the grant message.
 func grantTo(p *params, r *messages.Msg, now clock.Cycle, speed int32, x clock.Cycle, from messages.CompID) (entry, messages.Msg) {
-	start := clock.Max(now+p.mu, r.Ready)
+	start := clock.Max(now+p.grantLatency, r.Ready)
 	tailOut := transfer(start, r.Pkt.Flits, speed, r.TailAvail)
 	e := entry{Pkt: r.Pkt, Ready: start + x, TailAvail: tailOut + x, Out: r.Out, NextSC: r.Pkt.SC, NextVL: r.Pkt.VL}
-	g := messages.Msg{Kind: messages.KindGrant, At: now + p.mu, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL,
+	g := messages.Msg{Kind: messages.KindGrant, At: now + p.grantLatency, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL,
 		Tag: r.Tag, Start: start, TailOut: tailOut}
 	return e, g
 }
 
 // nack refuses request r.
 func nack(p *params, r *messages.Msg, now clock.Cycle, from messages.CompID) messages.Msg {
-	return messages.Msg{Kind: messages.KindNack, At: now + p.mu, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL, Tag: r.Tag}
+	return messages.Msg{Kind: messages.KindNack, At: now + p.grantLatency, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL, Tag: r.Tag}
 }
 
 // OutputPort holds the output buffer, the output arbiter that picks which
@@ -134,8 +134,8 @@ func (o *OutputPort) eval(_ int32, now clock.Cycle, out *Outbox) {
 // and refuses the requests whose VL has no room, so that their sources can
 // serve their other VLs meanwhile (a VL must never wait behind another).
 func (o *OutputPort) arbitrate(now clock.Cycle, out *Outbox) {
-	if o.writeFree > now+o.p.mu {
-		o.at(o.writeFree-o.p.mu, 0)
+	if o.writeFree > now+o.p.grantLatency {
+		o.at(o.writeFree-o.p.grantLatency, 0)
 		return
 	}
 	defer o.refuse(now, out)
@@ -184,7 +184,7 @@ func (o *OutputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
 	case booked:
 		o.at(now+1, 0)
 	case r.count > 0:
-		o.at(clock.Max(now+1, o.writeFree-o.p.mu), 0)
+		o.at(clock.Max(now+1, o.writeFree-o.p.grantLatency), 0)
 	}
 }
 
@@ -203,7 +203,7 @@ func (o *OutputPort) accept(m *messages.Msg, slot int, now clock.Cycle, out *Out
 	o.Accepted++
 	out.Send(g)
 	o.at(e.Ready, 0)
-	o.at(clock.Max(now+1, o.writeFree-o.p.mu), 0)
+	o.at(clock.Max(now+1, o.writeFree-o.p.grantLatency), 0)
 }
 
 func (o *OutputPort) refuse(now clock.Cycle, out *Outbox) {

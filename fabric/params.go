@@ -15,34 +15,37 @@ type params struct {
 	rt, sbIn, sbOut  clock.Cycle
 	xMPort, xCentral clock.Cycle
 	fly              clock.Cycle
-	lambda, mu       clock.Cycle // request and grant latency, lambda+mu = AT
-	mportSpeed       int32
-	centralSpeed     int32
-	qos              qos.Tables // the SL/SC/VL tables (Config.SCTables)
-	sc2vl            []uint8    // qos.SC2VL narrowed for packets (messages.Packet.VL)
-	slSCs            [][]uint8  // qos.SL2SC narrowed for packets (messages.Packet.SC)
-	mtuFlits         []int32
-	warmup, end      clock.Cycle
-	stop             clock.Cycle // no generation from here on (traffic.stop_cycle, or end)
-	dropBacklog      bool
-	series           clock.Cycle // interval of the delivered-flits series (series_cycles; 0: none)
-	excl, maxVL      int32
-	inCap, outCap    int32
-	centralCap       int32
-	injCap, rxCap    int32
-	schedName        string
-	tableView        bool // qos.scheduler_view table or table_feedback: schedulers see every head, eligible or not
-	feedback         bool // table_feedback: a pick that cannot send calls Miss, not Commit (sched.DecideFeedback)
-	schedCfg         sched.Config
-	schedulers       *sched.Registry
-	router           topo.Router
-	topo             *topo.Topology
-	pipelined        bool        // the pipelined allocator (alloc.go)
-	lookahead        clock.Cycle // pipelined: how far past AT a source books its read port
-	depth            int         // pipelined: most requests a source has in flight (0: no limit but the lookahead)
-	classOf          [][]uint8   // per switch and port: the class of the link leaving there (central buffer lanes)
-	lanes            int         // lanes of a central buffer: classes · VLs
-	maxQueued        int         // packets a NIC's application queues hold at most (traffic.max_queued_packets)
+	// The two halves of the arbitration time AT (seed 002 Table 1): a
+	// request takes requestLatency = floor(AT/2) to reach the arbiter (λ in
+	// docs/model.md), its grant grantLatency = AT − λ to come back (μ).
+	requestLatency, grantLatency clock.Cycle
+	mportSpeed                   int32
+	centralSpeed                 int32
+	qos                          qos.Tables // the SL/SC/VL tables (Config.SCTables)
+	sc2vl                        []uint8    // qos.SC2VL narrowed for packets (messages.Packet.VL)
+	slSCs                        [][]uint8  // qos.SL2SC narrowed for packets (messages.Packet.SC)
+	mtuFlits                     []int32
+	warmup, end                  clock.Cycle
+	stop                         clock.Cycle // no generation from here on (traffic.stop_cycle, or end)
+	dropBacklog                  bool
+	series                       clock.Cycle // interval of the delivered-flits series (series_cycles; 0: none)
+	excl, maxVL                  int32
+	inCap, outCap                int32
+	centralCap                   int32
+	injCap, rxCap                int32
+	schedName                    string
+	tableView                    bool // qos.scheduler_view table or table_feedback: schedulers see every head, eligible or not
+	feedback                     bool // table_feedback: a pick that cannot send calls Miss, not Commit (sched.DecideFeedback)
+	schedCfg                     sched.Config
+	schedulers                   *sched.Registry
+	router                       topo.Router
+	topo                         *topo.Topology
+	pipelined                    bool        // the pipelined allocator (alloc.go)
+	lookahead                    clock.Cycle // pipelined: how far past AT a source books its read port
+	depth                        int         // pipelined: most requests a source has in flight (0: no limit but the lookahead)
+	classOf                      [][]uint8   // per switch and port: the class of the link leaving there (central buffer lanes)
+	lanes                        int         // lanes of a central buffer: classes · VLs
+	maxQueued                    int         // packets a NIC's application queues hold at most (traffic.max_queued_packets)
 }
 
 func newParams(cfg *Config, reg *sched.Registry, tables qos.Tables, t *topo.Topology, r topo.Router) *params {
@@ -51,7 +54,7 @@ func newParams(cfg *Config, reg *sched.Registry, tables qos.Tables, t *topo.Topo
 		cfg: cfg, vls: s.VLs, fpc: int32(s.FlitsPerCredit),
 		rt: clock.Cycle(l.RT), sbIn: clock.Cycle(l.SBIn), sbOut: clock.Cycle(l.SBOut),
 		xMPort: clock.Cycle(l.XMPort), xCentral: clock.Cycle(l.XCentral), fly: clock.Cycle(l.Fly),
-		lambda: clock.Cycle(l.AT / 2), mu: clock.Cycle(l.AT - l.AT/2),
+		requestLatency: clock.Cycle(l.AT / 2), grantLatency: clock.Cycle(l.AT - l.AT/2),
 		mportSpeed: int32(s.MPortSpeedup), centralSpeed: int32(s.CentralSpeedup),
 		warmup: clock.Cycle(cfg.Warmup), end: clock.Cycle(cfg.Cycles), stop: clock.Cycle(cfg.Cycles),
 		dropBacklog: cfg.Traffic.DropBacklog, series: clock.Cycle(cfg.SeriesCycles),
