@@ -79,7 +79,7 @@ func (s *source) pickReady(now clock.Cycle, skip int) int {
 // destOf names the destination arbiter of a packet: its output port, or -1
 // for the central buffer pair of an input buffer's MPort.
 func (s *source) destOf(e *entry) int32 {
-	if s.mport >= 0 && int(e.Out)/4 != s.mport {
+	if s.mport >= 0 && portNum(e.Out).mport() != s.mport {
 		return -1
 	}
 	return e.Out

@@ -207,7 +207,7 @@ func (n *Network) build(pattern workloads.Pattern) {
 // buildSwitch builds switch s's components, each with its links.
 func (n *Network) buildSwitch(s int, l *layout) SwitchParts {
 	p := n.p
-	mports := n.Topology.Radix[s] / 4
+	mports := mportsOf(n.Topology.Radix[s])
 	outputs := l.outputs(s)
 	var sp SwitchParts
 	for m := 0; m < mports; m++ {

@@ -40,7 +40,7 @@ type OutputPort struct {
 	core
 	p         *params
 	sw, port  int
-	req       []pending // slots 0-3: this MPort's input buffers; 4+b: central buffer b
+	req       []pending // by request slot (slots.go): this MPort's input buffers, then the central buffers
 	preq      reqQueue  // the same, for the pipelined allocator (several per slot)
 	arbNext   int
 	writeFree clock.Cycle
@@ -71,7 +71,7 @@ type OutputPort struct {
 // (down.wired false) never sends.
 func newOutputPort(p *params, id messages.CompID, sw, port, mports int, down link) *OutputPort {
 	o := &OutputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
-		req: make([]pending, 4+2*mports), preq: newReqQueue(4 + 2*mports), q: make([]fifo, p.vls),
+		req: make([]pending, outputSlots(mports)), preq: newReqQueue(outputSlots(mports)), q: make([]fifo, p.vls),
 		space: newSpace(p.vls, p.outCap, p.excl, p.maxVL), sched: p.newScheduler(),
 		heads: make([]sched.Head, 0, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs))}
 	if down.wired {
@@ -191,7 +191,7 @@ func (o *OutputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
 // accept grants request m from slot into the output buffer.
 func (o *OutputPort) accept(m *messages.Msg, slot int, now clock.Cycle, out *Outbox) {
 	speed, x := o.p.mportSpeed, o.p.xMPort
-	if slot >= 4 {
+	if isCentralSlot(slot) {
 		speed, x = o.p.centralSpeed, o.p.xCentral
 	}
 	e, g := grantTo(o.p, m, now, speed, x, o.id)

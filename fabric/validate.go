@@ -76,7 +76,7 @@ func (c *Config) validateTopology(p *Problems) {
 	}
 	switch t.Kind {
 	case "single_switch":
-		if t.Ports < 8 || t.Ports%4 != 0 || t.Ports > 1<<20 {
+		if t.Ports < 8 || t.Ports%PortsPerMPort != 0 || t.Ports > 1<<20 {
 			p.add("topology.ports", t.Ports, "must be a multiple of 4 in [8, 1048576] (MPorts of 4 ports, at least two MPorts)")
 		}
 	case "torus", "tree":
