@@ -2,11 +2,10 @@ package fabric
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/registry"
 )
 
 // Allocators. The switch allocation (seed 002 VA-SA) is distributed over
@@ -39,29 +38,20 @@ type allocInfo struct {
 	pipelined bool
 }
 
-var allocators = []allocInfo{
-	{name: AllocPipelined, pipelined: true},
-	{name: AllocSerial},
+// allocators are the allocators switch.allocator may name.
+var allocators = newAllocators()
+
+func newAllocators() *registry.Registry[allocInfo] {
+	r := registry.New[allocInfo]("allocator")
+	registry.Must(r.Register(AllocPipelined, allocInfo{name: AllocPipelined, pipelined: true}))
+	registry.Must(r.Register(AllocSerial, allocInfo{name: AllocSerial}))
+	return r
 }
 
 // AllocatorNames lists the allocators, sorted.
-func AllocatorNames() []string {
-	names := make([]string, len(allocators))
-	for i, a := range allocators {
-		names[i] = a.name
-	}
-	sort.Strings(names)
-	return names
-}
+func AllocatorNames() []string { return allocators.Names() }
 
-func lookupAllocator(name string) (allocInfo, error) {
-	for _, a := range allocators {
-		if a.name == name {
-			return a, nil
-		}
-	}
-	return allocInfo{}, fmt.Errorf("%q is not allowed: must be one of: %s", name, strings.Join(AllocatorNames(), ", "))
-}
+func lookupAllocator(name string) (allocInfo, error) { return allocators.Get(name) }
 
 // outReq is a request a pipelined source has sent and not yet had answered.
 type outReq struct {
@@ -89,7 +79,7 @@ func (s *source) pickReady(now clock.Cycle, skip int) int {
 // destOf names the destination arbiter of a packet: its output port, or -1
 // for the central buffer pair of an input buffer's MPort.
 func (s *source) destOf(e *entry) int32 {
-	if s.mport >= 0 && int(e.Out)/4 != s.mport {
+	if s.mport >= 0 && portNum(e.Out).mport() != s.mport {
 		return -1
 	}
 	return e.Out
@@ -141,7 +131,7 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 		}
 		return m, false, s.nextPipelinable(int(o.q))
 	}
-	at := p.lambda + p.mu
+	at := p.requestLatency + p.grantLatency
 	if p.depth > 0 && len(s.outs) >= p.depth {
 		return m, false, clock.Never // an answer will come
 	}
@@ -165,7 +155,7 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 	m = messages.Msg{Kind: messages.KindRequest, VL: int32(e.NextVL), Out: e.Out, Ready: start, TailAvail: e.TailAvail,
 		Tag: id, Queue: int32(q), Alone: alone, Pkt: pk}
 	if !alone {
-		m.Deadline = start - p.mu
+		m.Deadline = start - p.grantLatency
 		s.readFree = tailOut + 1
 	}
 	wake = clock.Max(now+1, s.nextPipelinable(-1))
@@ -296,7 +286,7 @@ func (r *reqQueue) refuse(p *params, slot int, m *messages.Msg, now clock.Cycle,
 // refused too, so that the queue's packets leave in order.
 func (r *reqQueue) behindRefusal(p *params, slot int, m *messages.Msg) bool {
 	x, ok := r.refusedAt[[2]int32{int32(slot), m.Queue}]
-	return ok && m.Tag-x.tag > 0 && m.At-p.lambda < x.at+p.mu
+	return ok && m.Tag-x.tag > 0 && m.At-p.requestLatency < x.at+p.grantLatency
 }
 
 func (r *reqQueue) add(slot int, m *messages.Msg) {
@@ -371,7 +361,7 @@ func (r *reqQueue) sweep(drop func(int, *messages.Msg) bool) {
 // startOf is when a granted transfer of request m starts: its booked start,
 // or, for a request without deadline, as soon as the grant arrives.
 func startOf(p *params, m *messages.Msg, now clock.Cycle) clock.Cycle {
-	return clock.Max(now+p.mu, m.Ready)
+	return clock.Max(now+p.grantLatency, m.Ready)
 }
 
 // expired reports whether request m, which has a booked start, can no longer

@@ -30,7 +30,7 @@ type CentralCrossbar struct {
 	sw      int
 	mports  int
 	buf     []centralBuffer
-	req     [][4]pending
+	req     [][PortsPerMPort]pending
 	preq    []reqQueue // per MPort, for the pipelined allocator
 	outComp []messages.CompID
 
@@ -41,9 +41,9 @@ type CentralCrossbar struct {
 // mports MPorts; outputs are the switch's output port components, by port.
 func newCentralCrossbar(p *params, id messages.CompID, sw, mports int, outputs []messages.CompID) *CentralCrossbar {
 	c := &CentralCrossbar{core: newCore(id, 3*mports), p: p, sw: sw, mports: mports, outComp: outputs,
-		buf: make([]centralBuffer, 2*mports), req: make([][4]pending, mports), preq: make([]reqQueue, mports)}
+		buf: make([]centralBuffer, 2*mports), req: make([][PortsPerMPort]pending, mports), preq: make([]reqQueue, mports)}
 	for mp := range c.preq {
-		c.preq[mp] = newReqQueue(4)
+		c.preq[mp] = newReqQueue(PortsPerMPort)
 	}
 	for b := range c.buf {
 		c.buf[b] = centralBuffer{source: newSource(p.lanes, -1), space: newSpace(p.lanes, p.centralCap, p.excl, p.maxVL)}
@@ -57,7 +57,7 @@ func (c *CentralCrossbar) Advance(to clock.Cycle, out *Outbox) clock.Cycle { ret
 func (c *CentralCrossbar) apply(m *messages.Msg, out *Outbox) {
 	switch m.Kind {
 	case messages.KindRequest:
-		mp, i := int(m.Slot)/4, int(m.Slot)%4
+		mp, i := portNum(m.Slot).mport(), portNum(m.Slot).index()
 		if c.p.pipelined {
 			c.preq[mp].add(i, m)
 			c.at(m.At, int32(mp))
@@ -70,17 +70,18 @@ func (c *CentralCrossbar) apply(m *messages.Msg, out *Outbox) {
 		c.at(m.At, int32(mp))
 	case messages.KindCancel:
 		if c.p.pipelined {
-			if r, ok := c.preq[m.Slot/4].cancel(int(m.Slot%4), m.Tag); ok {
-				c.preq[m.Slot/4].refuse(c.p, int(m.Slot%4), &r, m.At, c.id, out)
+			slot := portNum(m.Slot)
+			if r, ok := c.preq[slot.mport()].cancel(slot.index(), m.Tag); ok {
+				c.preq[slot.mport()].refuse(c.p, slot.index(), &r, m.At, c.id, out)
 			}
 			break
 		}
-		if r := &c.req[m.Slot/4][m.Slot%4]; r.valid {
+		if r := &c.req[portNum(m.Slot).mport()][portNum(m.Slot).index()]; r.valid {
 			r.valid = false
 			out.Send(nack(c.p, &r.msg, m.At, c.id))
 		}
 	case messages.KindGrant:
-		b := int(m.Slot) - 4
+		b := centralOfSlot(m.Slot)
 		cb := &c.buf[b]
 		if c.p.pipelined {
 			cb.grantedPipelined(m)
@@ -90,7 +91,7 @@ func (c *CentralCrossbar) apply(m *messages.Msg, out *Outbox) {
 		c.at(m.At, int32(c.mports+b))
 		c.at(m.TailOut+1, int32(b/2))
 	case messages.KindNack:
-		b := int(m.Slot) - 4
+		b := centralOfSlot(m.Slot)
 		if c.p.pipelined {
 			c.buf[b].refusedPipelined(m)
 		} else {
@@ -113,7 +114,7 @@ func (c *CentralCrossbar) eval(unit int32, now clock.Cycle, out *Outbox) {
 // arbitrate frees departed space of MPort mp's pair, then lets each buffer
 // whose write port will be free accept one request.
 func (c *CentralCrossbar) arbitrate(mp int, now clock.Cycle, out *Outbox) {
-	b0, b1 := 2*mp, 2*mp+1
+	b0, b1 := centralBuffers(mp)
 	for _, b := range []int{b0, b1} {
 		cb := &c.buf[b]
 		for r, ok := cb.rel.Due(now); ok; r, ok = cb.rel.Due(now) {
@@ -139,7 +140,8 @@ func (c *CentralCrossbar) arbitrate(mp int, now clock.Cycle, out *Outbox) {
 // refuse answers the requests that fit in neither buffer of the pair, so
 // their input buffers can try another VL (VLs must not block each other).
 func (c *CentralCrossbar) refuse(mp int, now clock.Cycle, out *Outbox) {
-	b0, b1 := &c.buf[2*mp], &c.buf[2*mp+1]
+	i0, i1 := centralBuffers(mp)
+	b0, b1 := &c.buf[i0], &c.buf[i1]
 	for i := range c.req[mp] {
 		r := &c.req[mp][i]
 		if !r.valid {
@@ -155,23 +157,23 @@ func (c *CentralCrossbar) refuse(mp int, now clock.Cycle, out *Outbox) {
 
 func (c *CentralCrossbar) accept(mp, b int, now clock.Cycle, out *Outbox) {
 	cb := &c.buf[b]
-	if cb.writeFree > now+c.p.mu {
+	if cb.writeFree > now+c.p.grantLatency {
 		if c.anyRequest(mp) {
-			c.at(cb.writeFree-c.p.mu, int32(mp))
+			c.at(cb.writeFree-c.p.grantLatency, int32(mp))
 		}
 		return
 	}
-	for k := 0; k < 4; k++ {
-		i := (cb.arbNext + k) % 4
+	for k := 0; k < PortsPerMPort; k++ {
+		i := (cb.arbNext + k) % PortsPerMPort
 		r := &c.req[mp][i]
 		if !r.valid || !cb.space.Fits(int(r.msg.VL), r.msg.Pkt.Credits) {
 			continue
 		}
-		cb.arbNext = (i + 1) % 4
+		cb.arbNext = (i + 1) % PortsPerMPort
 		r.valid = false
 		c.grantInto(mp, b, &r.msg, now, out)
 		if c.anyRequest(mp) {
-			c.at(clock.Max(now+1, cb.writeFree-c.p.mu), int32(mp))
+			c.at(clock.Max(now+1, cb.writeFree-c.p.grantLatency), int32(mp))
 		}
 		return
 	}
@@ -198,9 +200,10 @@ func (c *CentralCrossbar) arbitratePipelined(mp, b0, b1 int, now clock.Cycle, ou
 		}
 		m := r.take(slot, idx)
 		c.grantInto(mp, b, &m, now, out)
-		cb.arbNext = (slot + 1) % 4
+		cb.arbNext = (slot + 1) % PortsPerMPort
 	}
-	p0, p1 := &c.buf[2*mp], &c.buf[2*mp+1]
+	i0, i1 := centralBuffers(mp)
+	p0, p1 := &c.buf[i0], &c.buf[i1]
 	booked := false
 	r.sweep(func(slot int, m *messages.Msg) bool {
 		vl, n := int(m.VL), m.Pkt.Credits
@@ -216,7 +219,7 @@ func (c *CentralCrossbar) arbitratePipelined(mp, b0, b1 int, now clock.Cycle, ou
 	case booked:
 		c.at(now+1, int32(mp))
 	case r.count > 0:
-		c.at(clock.Max(now+1, min(p0.writeFree, p1.writeFree)-c.p.mu), int32(mp))
+		c.at(clock.Max(now+1, min(p0.writeFree, p1.writeFree)-c.p.grantLatency), int32(mp))
 	}
 }
 
@@ -252,6 +255,6 @@ func (c *CentralCrossbar) request(b int, now clock.Cycle, out *Outbox) {
 	if !send {
 		return
 	}
-	req.Src, req.At, req.Dst, req.Slot = c.id, now+c.p.lambda, c.outComp[e.Out], int32(4+b)
+	req.Src, req.At, req.Dst, req.Slot = c.id, now+c.p.requestLatency, c.outComp[e.Out], centralSlot(b)
 	out.Send(req)
 }

@@ -77,8 +77,8 @@ func TestParamsLatencies(t *testing.T) {
 		lambda, mu clock.Cycle
 	}{{16, 8, 8}, {5, 2, 3}, {2, 1, 1}} {
 		p := benchParams(t, func(c *Config) { c.Switch.Latency.AT = tc.at })
-		if p.lambda != tc.lambda || p.mu != tc.mu || p.lookahead != tc.lambda+tc.mu {
-			t.Errorf("AT %d: λ %d, μ %d, lookahead %d; want %d, %d, %d", tc.at, p.lambda, p.mu, p.lookahead, tc.lambda, tc.mu, tc.at)
+		if p.requestLatency != tc.lambda || p.grantLatency != tc.mu || p.lookahead != tc.lambda+tc.mu {
+			t.Errorf("AT %d: λ %d, μ %d, lookahead %d; want %d, %d, %d", tc.at, p.requestLatency, p.grantLatency, p.lookahead, tc.lambda, tc.mu, tc.at)
 		}
 	}
 	p := benchParams(t, nil)

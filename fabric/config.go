@@ -1,30 +1,23 @@
 package fabric
 
-import (
-	"fmt"
-	"math"
-	"strings"
-
-	"github.com/opasim/opasim/fabric/topo"
-	"github.com/opasim/opasim/workloads"
-)
+import "github.com/opasim/opasim/fabric/topo"
 
 // Config is a whole run: every key has its default in Default() and is
 // checked by Validate. YAML keys are snake_case; unknown keys are errors.
 type Config struct {
-	Seed         uint64         `yaml:"seed" json:"seed"`
-	Cycles       int64          `yaml:"cycles" json:"cycles"` // total, warm-up included
-	Warmup       int64          `yaml:"warmup" json:"warmup"`
-	Engine       string         `yaml:"engine" json:"engine"`                     // actors | sequential
-	Window       int64          `yaml:"window" json:"window"`                     // cycles per clock window; 0 = the largest allowed
-	Watchdog     int64          `yaml:"watchdog_cycles" json:"watchdog_cycles"`   // stop when nothing moves this long; 0 = off
-	SeriesCycles int64          `yaml:"series_cycles" json:"series_cycles"`       // accepted throughput per interval of this many cycles; 0 = off
-	MemoryBudget int64          `yaml:"memory_budget_mb" json:"memory_budget_mb"` // refuse a network estimated to take more MiB; 0 = this machine's memory
-	Topology     TopologyConfig `yaml:"topology" json:"topology"`                 //
-	Switch       SwitchConfig   `yaml:"switch" json:"switch"`
-	NIC          NICConfig      `yaml:"nic" json:"nic"`
-	QoS          QoSConfig      `yaml:"qos" json:"qos"`
-	Traffic      TrafficConfig  `yaml:"traffic" json:"traffic"`
+	Seed           uint64         `yaml:"seed" json:"seed"`
+	Cycles         int64          `yaml:"cycles" json:"cycles"` // total, warm-up included
+	Warmup         int64          `yaml:"warmup" json:"warmup"`
+	Engine         string         `yaml:"engine" json:"engine"`                     // actors | sequential
+	Window         int64          `yaml:"window" json:"window"`                     // cycles per clock window; 0 = the largest allowed
+	WatchdogCycles int64          `yaml:"watchdog_cycles" json:"watchdog_cycles"`   // stop when nothing moves this long; 0 = off
+	SeriesCycles   int64          `yaml:"series_cycles" json:"series_cycles"`       // accepted throughput per interval of this many cycles; 0 = off
+	MemoryBudget   int64          `yaml:"memory_budget_mb" json:"memory_budget_mb"` // refuse a network estimated to take more MiB; 0 = this machine's memory
+	Topology       TopologyConfig `yaml:"topology" json:"topology"`                 //
+	Switch         SwitchConfig   `yaml:"switch" json:"switch"`
+	NIC            NICConfig      `yaml:"nic" json:"nic"`
+	QoS            QoSConfig      `yaml:"qos" json:"qos"`
+	Traffic        TrafficConfig  `yaml:"traffic" json:"traffic"`
 }
 
 // TopologyConfig chooses the network: a preset by name, or a shape.
@@ -141,7 +134,7 @@ type TrafficConfig struct {
 // 0.5, with the SL/SC/VL tables of seed 000 Table 7 and 16-flit packets.
 func Default() Config {
 	return Config{
-		Seed: 1, Cycles: 20000, Warmup: 5000, Engine: "actors", Watchdog: 50000, SeriesCycles: 10000,
+		Seed: 1, Cycles: 20000, Warmup: 5000, Engine: "actors", WatchdogCycles: 50000, SeriesCycles: 10000,
 		Topology: TopologyConfig{Kind: "single_switch", Ports: 48, DORTies: topo.TiesBalanced, TrunkSelect: topo.TrunkSrcDst},
 		Switch: SwitchConfig{
 			BytesPerFlit: 8, FlitsPerCredit: 4, VLs: 8,
@@ -182,121 +175,6 @@ const (
 // SchedulerViews lists the values of qos.scheduler_view.
 func SchedulerViews() []string { return []string{ViewEligible, ViewTable, ViewTableFeedback} }
 
-// TrafficPresets lists the names ApplyTrafficPreset knows.
-func TrafficPresets() []string { return []string{"paper-mix"} }
-
-// ApplyTrafficPreset rewrites cfg for a named traffic scenario.
-//
-// paper-mix is seed 000 section 4: Table 8's CBR flows (VO 128 B, VI 256 B,
-// CL 512 B, BE and BK 1024 B messages, one MTU each) carrying 10/30/50/5/5 %
-// of the load to uniform destinations, Table 10's SBT weights and DTable
-// distances, 64-byte credits, and section 4.1's buffers: 64 KiB per switch
-// input and output port, 32 KiB at NICs, 128 KiB of central buffer per
-// MPort (two buffers of 64 KiB). The paper gives no per-VL limits: each VL
-// is guaranteed one GMTU (1 KiB) and may take half of a buffer.
-func ApplyTrafficPreset(cfg *Config, name string) error {
-	if name != "paper-mix" {
-		return fmt.Errorf("traffic: %q is not allowed: must be one of: %s", name, strings.Join(TrafficPresets(), ", "))
-	}
-	bpf := cfg.Switch.BytesPerFlit
-	flits := func(bytes int) int { return (bytes + bpf - 1) / bpf }
-	sls := Table7SLs(128, 0, 0)
-	for i, b := range []int{128, 256, 512, 1024, 1024} {
-		sls[i].MTUBytes, sls[i].MessageBytes = b, b
-		sls[i].Share = []float64{0.1, 0.3, 0.5, 0.05, 0.05}[i]
-		sls[i].SBTWeight = []int{10, 30, 50, 5, 5}[i]
-	}
-	cfg.QoS.SLs = sls
-	cfg.QoS.DTable = DTableConfig{Entries: 128, GMTU: 16, W: 8, K: 2}
-	cfg.Traffic.Process, cfg.Traffic.Pattern = "cbr", "uniform"
-	s := &cfg.Switch
-	s.FlitsPerCredit = flits(64)
-	s.InputBufferFlits, s.OutputBufferFlits, s.CentralBufferFlits = flits(64<<10), flits(64<<10), flits(64<<10)
-	cfg.NIC.InjectionBufferFlits, cfg.NIC.ReceiveBufferFlits = flits(32<<10), flits(32<<10)
-	s.ExclusiveVLFlits, s.MaxVLFlits = flits(1024), flits(32<<10)
-	return nil
-}
-
-// Problems collects every validation problem; it is an error when non-empty.
-type Problems []string
-
-func (p Problems) Error() string { return strings.Join(p, "\n") }
-
-func (p *Problems) add(field string, value any, allowed string) {
-	*p = append(*p, fmt.Sprintf("%s: %v is not allowed: %s", field, value, allowed))
-}
-
-func (p *Problems) atLeast(field string, v, min int64) {
-	if v < min {
-		p.add(field, v, fmt.Sprintf("must be at least %d", min))
-	}
-}
-
-// Validate returns every problem at once, each naming the field, the value
-// and what is allowed; nil when the config is usable.
-func (c *Config) Validate(schedulers []string) error {
-	var p Problems
-	c.validateRun(&p)
-	c.validateTopology(&p)
-	c.validateSwitch(&p)
-	c.validateQoS(&p, schedulers)
-	c.validateTraffic(&p)
-	if len(p) == 0 {
-		c.validateBuffers(&p)
-	}
-	if len(p) == 0 {
-		return nil
-	}
-	return p
-}
-
-func (c *Config) validateRun(p *Problems) {
-	p.atLeast("cycles", c.Cycles, 1)
-	if c.Warmup < 0 || c.Warmup >= c.Cycles {
-		p.add("warmup", c.Warmup, fmt.Sprintf("must be in [0, cycles=%d)", c.Cycles))
-	}
-	p.atLeast("watchdog_cycles", c.Watchdog, 0)
-	p.atLeast("memory_budget_mb", c.MemoryBudget, 0)
-	p.atLeast("series_cycles", c.SeriesCycles, 0)
-	if c.Engine != "actors" && c.Engine != "sequential" {
-		p.add("engine", fmt.Sprintf("%q", c.Engine), "must be one of: actors, sequential")
-	}
-	if c.Window < 0 || c.Window > c.MaxWindow() {
-		p.add("window", c.Window, fmt.Sprintf("must be in [0, %d] (0 = the largest, the minimum latency between components)", c.MaxWindow()))
-	}
-}
-
-func (c *Config) validateTopology(p *Problems) {
-	t := &c.Topology
-	if t.DORTies != "" && !contains(topo.TieRules(), t.DORTies) {
-		p.add("topology.dor_ties", fmt.Sprintf("%q", t.DORTies), "must be one of: "+strings.Join(topo.TieRules(), ", "))
-	}
-	if t.TrunkSelect != "" && !contains(topo.TrunkSelects(), t.TrunkSelect) {
-		p.add("topology.trunk_select", fmt.Sprintf("%q", t.TrunkSelect), "must be one of: "+strings.Join(topo.TrunkSelects(), ", "))
-	}
-	if t.Preset != "" {
-		if _, err := topo.LookupPreset(t.Preset); err != nil {
-			p.add("topology.preset", fmt.Sprintf("%q", t.Preset), "must be one of: "+strings.Join(topo.PresetNames(), ", "))
-		}
-		return
-	}
-	switch t.Kind {
-	case "single_switch":
-		if t.Ports < 8 || t.Ports%4 != 0 || t.Ports > 1<<20 {
-			p.add("topology.ports", t.Ports, "must be a multiple of 4 in [8, 1048576] (MPorts of 4 ports, at least two MPorts)")
-		}
-	case "torus", "tree":
-		if err := c.TopologySpec().Check(); err != nil {
-			p.add("topology", t.Kind, err.Error())
-		}
-	default:
-		p.add("topology.kind", fmt.Sprintf("%q", t.Kind), "must be one of: single_switch, torus, tree")
-	}
-	if t.Routing != "" && !topo.DefaultRegistry().Has(t.Routing) {
-		p.add("topology.routing", fmt.Sprintf("%q", t.Routing), "must be one of: "+strings.Join(topo.DefaultRegistry().Names(), ", "))
-	}
-}
-
 // TopologySpec is the topology the config describes.
 func (c *Config) TopologySpec() topo.Spec {
 	t := &c.Topology
@@ -324,169 +202,6 @@ func (c *Config) TopologySpec() topo.Spec {
 	}
 	s.Options = options
 	return s
-}
-
-func (c *Config) validateSwitch(p *Problems) {
-	s := &c.Switch
-	for _, f := range []struct {
-		name string
-		v    int
-		min  int
-	}{
-		{"switch.bytes_per_flit", s.BytesPerFlit, 1}, {"switch.flits_per_credit", s.FlitsPerCredit, 1},
-		{"switch.input_buffer_flits", s.InputBufferFlits, 1}, {"switch.output_buffer_flits", s.OutputBufferFlits, 1},
-		{"switch.central_buffer_flits", s.CentralBufferFlits, 1}, {"switch.exclusive_vl_flits", s.ExclusiveVLFlits, 0},
-		{"switch.max_vl_flits", s.MaxVLFlits, 1}, {"switch.mport_speedup", s.MPortSpeedup, 1},
-		{"switch.central_speedup", s.CentralSpeedup, 1},
-		{"nic.injection_buffer_flits", c.NIC.InjectionBufferFlits, 1}, {"nic.receive_buffer_flits", c.NIC.ReceiveBufferFlits, 1},
-	} {
-		p.atLeast(f.name, int64(f.v), int64(f.min))
-	}
-	if s.VLs < 1 || s.VLs > 32 {
-		p.add("switch.vls", s.VLs, "must be in [1, 32]")
-	}
-	if _, err := lookupAllocator(s.Allocator); err != nil {
-		p.add("switch.allocator", fmt.Sprintf("%q", s.Allocator), "must be one of: "+strings.Join(AllocatorNames(), ", "))
-	}
-	p.atLeast("switch.allocator_depth", int64(s.AllocatorDepth), 0)
-	if !contains(topo.CentralSchemes(), s.CentralClasses) {
-		p.add("switch.central_classes", s.CentralClasses, "must be one of: "+strings.Join(topo.CentralSchemes(), ", "))
-	}
-	l := &s.Latency
-	for _, f := range []struct {
-		name string
-		v    int64
-		min  int64
-	}{
-		{"switch.latency.rt", l.RT, 0}, {"switch.latency.sb_in", l.SBIn, 0}, {"switch.latency.sb_out", l.SBOut, 0},
-		{"switch.latency.at", l.AT, 2}, {"switch.latency.x_mport", l.XMPort, 0}, {"switch.latency.x_central", l.XCentral, 0},
-		{"switch.latency.fly", l.Fly, 1},
-	} {
-		if f.v < f.min {
-			why := fmt.Sprintf("must be at least %d", f.min)
-			if f.name == "switch.latency.at" {
-				why += " (the request and the grant of an arbitration take at least one cycle each)"
-			}
-			p.add(f.name, f.v, why)
-		}
-	}
-}
-
-func (c *Config) validateQoS(p *Problems, schedulers []string) {
-	q := &c.QoS
-	if !contains(schedulers, q.Scheduler) {
-		p.add("qos.scheduler", fmt.Sprintf("%q", q.Scheduler), "must be one of: "+strings.Join(schedulers, ", "))
-	}
-	if q.SchedulerView != "" && !contains(SchedulerViews(), q.SchedulerView) {
-		p.add("qos.scheduler_view", fmt.Sprintf("%q", q.SchedulerView), "must be one of: "+strings.Join(SchedulerViews(), ", "))
-	}
-	if len(q.SLs) == 0 || len(q.SLs) > 32 {
-		p.add("qos.sls", len(q.SLs), "must list 1 to 32 service levels")
-	}
-	if len(q.SC2VL) == 0 || len(q.SC2VL) > 32 {
-		p.add("qos.sc2vl", len(q.SC2VL), "must map 1 to 32 service channels")
-	}
-	for sc, vl := range q.SC2VL {
-		if vl < 0 || vl >= c.Switch.VLs {
-			p.add(fmt.Sprintf("qos.sc2vl[%d]", sc), vl, fmt.Sprintf("must be a VL in [0, %d)", c.Switch.VLs))
-		}
-	}
-	owner := map[int]string{}
-	sum := 0.0
-	for i, sl := range q.SLs {
-		f := fmt.Sprintf("qos.sls[%d]", i)
-		if sl.Name == "" {
-			p.add(f+".name", `""`, "must be a non-empty name")
-		}
-		if len(sl.SCs) == 0 {
-			p.add(f+".scs", "[]", "must list at least one SC")
-		}
-		for _, sc := range sl.SCs {
-			if sc < 0 || sc >= len(q.SC2VL) {
-				p.add(f+".scs", sc, fmt.Sprintf("must be an SC in [0, %d) (the length of qos.sc2vl)", len(q.SC2VL)))
-			} else if o, taken := owner[sc]; taken {
-				p.add(f+".scs", sc, "SC already belongs to SL "+o+" (an SC carries one SL)")
-			} else {
-				owner[sc] = sl.Name
-			}
-		}
-		if sl.MTUBytes < 0 {
-			p.add(f+".mtu_bytes", sl.MTUBytes, fmt.Sprintf("must be at least 1 (0 or absent: the default, %d)", DefaultMTUBytes))
-		}
-		p.atLeast(f+".message_bytes", int64(sl.MessageBytes), 0)
-		if q.Scheduler == "dtable" && q.DTableFile == "" {
-			p.atLeast(f+".distance", int64(sl.Distance), 1)
-		}
-		if sl.Share < 0 || sl.Share > 1 || math.IsNaN(sl.Share) {
-			p.add(f+".share", sl.Share, "must be in [0, 1]")
-		}
-		if sl.SBTWeight < 0 {
-			p.add(f+".sbt_weight", sl.SBTWeight, "must be at least 0")
-		}
-		sum += sl.Share
-	}
-	if len(q.SLs) > 0 && math.Abs(sum-1) > 1e-6 {
-		p.add("qos.sls[*].share", fmt.Sprintf("sum %.6g", sum), "the shares of the offered load must sum to 1")
-	}
-}
-
-func (c *Config) validateTraffic(p *Problems) {
-	t := &c.Traffic
-	if !contains(workloads.PatternNames(), t.Pattern) {
-		p.add("traffic.pattern", fmt.Sprintf("%q", t.Pattern), "must be one of: "+strings.Join(workloads.PatternNames(), ", "))
-	}
-	if !(t.Load > 0 && t.Load <= 1) {
-		p.add("traffic.load", t.Load, "must be in (0, 1] flits/cycle/NIC")
-	}
-	if t.Process != "bernoulli" && t.Process != "cbr" {
-		p.add("traffic.process", fmt.Sprintf("%q", t.Process), "must be one of: bernoulli, cbr")
-	}
-	p.atLeast("traffic.message_flits", int64(t.MessageFlits), 1)
-	p.atLeast("traffic.max_queued_packets", int64(t.MaxQueuedPackets), 0)
-	if t.ShortMessagePercent < 0 || t.ShortMessagePercent > 100 {
-		p.add("traffic.short_message_percent", t.ShortMessagePercent, "must be in [0, 100]")
-	}
-	if t.ShortMessagePercent < 100 || t.ShortMessageFlits != 0 || t.LongMessageFlits != 0 {
-		p.atLeast("traffic.short_message_flits", int64(t.ShortMessageFlits), 1)
-		p.atLeast("traffic.long_message_flits", int64(t.LongMessageFlits), 1)
-	}
-	if n := c.NumNICs(); n > 0 && (t.HotSpot < 0 || t.HotSpot >= n) {
-		p.add("traffic.hot_spot", t.HotSpot, fmt.Sprintf("must be a NIC in [0, %d)", n))
-	}
-	if t.HotSpotPercent < 0 || t.HotSpotPercent > 100 {
-		p.add("traffic.hot_spot_percent", t.HotSpotPercent, "must be in [0, 100]")
-	}
-	if t.StopCycle < 0 || t.StopCycle > c.Cycles {
-		p.add("traffic.stop_cycle", t.StopCycle, fmt.Sprintf("must be in [0, cycles=%d] (0: generate until the end)", c.Cycles))
-	}
-}
-
-// validateBuffers checks that every VL of every buffer can hold the largest
-// packet and that the exclusive space fits.
-func (c *Config) validateBuffers(p *Problems) {
-	s := &c.Switch
-	maxPkt := c.credits(c.MaxPacketFlits())
-	excl, maxVL := c.credits(s.ExclusiveVLFlits), s.MaxVLFlits/s.FlitsPerCredit
-	if maxVL < maxPkt {
-		p.add("switch.max_vl_flits", s.MaxVLFlits, fmt.Sprintf("must hold the largest packet: at least %d flits", maxPkt*s.FlitsPerCredit))
-	}
-	if excl > maxVL {
-		p.add("switch.exclusive_vl_flits", s.ExclusiveVLFlits, fmt.Sprintf("must not exceed switch.max_vl_flits=%d", s.MaxVLFlits))
-	}
-	for _, b := range []struct {
-		name  string
-		flits int
-	}{
-		{"switch.input_buffer_flits", s.InputBufferFlits}, {"switch.output_buffer_flits", s.OutputBufferFlits},
-		{"switch.central_buffer_flits", s.CentralBufferFlits}, {"nic.injection_buffer_flits", c.NIC.InjectionBufferFlits},
-		{"nic.receive_buffer_flits", c.NIC.ReceiveBufferFlits},
-	} {
-		capC := b.flits / s.FlitsPerCredit
-		if need := excl*s.VLs + maxPkt - min(excl, maxPkt); capC < max(need, maxPkt) {
-			p.add(b.name, b.flits, fmt.Sprintf("must hold the exclusive space of %d VLs plus the largest packet: at least %d flits",
-				s.VLs, max(need, maxPkt)*s.FlitsPerCredit))
-		}
-	}
 }
 
 // credits converts flits to credits, rounding up.
@@ -550,12 +265,3 @@ func (c *Config) MaxWindow() int64 {
 
 // CycleNs is the length of a cycle in nanoseconds at 12.5 GB/s per port.
 func (c *Config) CycleNs() float64 { return float64(c.Switch.BytesPerFlit) / 12.5 }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

@@ -80,7 +80,7 @@ func (n *Network) CheckConservation(held []messages.Msg) []string {
 				for vl := range used {
 					used[vl] = int64(m.occ[i].Used(vl))
 				}
-				n.checkLink(bad, f, m.id, m.upComp[i], int32(i), used, linkName("component", m.upComp[i], "MPort input", 4*m.index+i))
+				n.checkLink(bad, f, m.id, m.upComp[i], int32(i), used, linkName("component", m.upComp[i], "MPort input", int(portOf(m.index, i))))
 			}
 		}
 		for b := range sp.Central.buf {

@@ -49,7 +49,7 @@ func drainConfig(preset, scheduler string, stop, drain int64) fabric.Config {
 	cfg.QoS.Scheduler = scheduler
 	cfg.Switch.CentralBufferFlits = 7 * 8 * 16 // 7 link classes (a 3D torus) x 8 VLs x 16 flits reserved
 	cfg.Traffic.Load, cfg.Traffic.StopCycle, cfg.Traffic.DropBacklog = 1.0, stop, true
-	cfg.Cycles, cfg.Warmup, cfg.Watchdog = stop+drain, 0, 5000
+	cfg.Cycles, cfg.Warmup, cfg.WatchdogCycles = stop+drain, 0, 5000
 	return cfg
 }
 
@@ -113,7 +113,7 @@ func paperMixDrain(t *testing.T, classes string) fabric.Config {
 	s.InputBufferFlits, s.OutputBufferFlits, s.CentralBufferFlits, s.MaxVLFlits = 2048, 2048, 8192, 1024
 	s.CentralClasses = classes
 	cfg.Traffic.StopCycle, cfg.Traffic.DropBacklog = 50000, true
-	cfg.Cycles, cfg.Warmup, cfg.Watchdog = 200000, 0, 10000
+	cfg.Cycles, cfg.Warmup, cfg.WatchdogCycles = 200000, 0, 10000
 	return cfg
 }
 

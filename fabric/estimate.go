@@ -43,7 +43,7 @@ func estimate(cfg Config) (built, run int64) {
 		withNICs = nics / int64(max(spec.K, 1))
 	}
 	slot := int64(unsafe.Sizeof(pending{}) + unsafe.Sizeof([]pending{}))
-	perPort := perPortBytes + (4+2*radix/4)*slot
+	perPort := perPortBytes + int64(outputSlots(mportsOf(int(radix))))*slot
 	built = add(sat(sat(switches, radix), perPort), sat(sat(withNICs, 2*sls), histBytes()))
 	built = add(built, sat(nics, perNICBytes))
 	s := &cfg.Switch

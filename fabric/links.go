@@ -28,7 +28,7 @@ type nicLinks struct {
 // on its link (which takes the input buffer's credits back); per switch
 // port, the output port component; and the switch's central crossbar.
 type mportLinks struct {
-	in      [4]link
+	in      [PortsPerMPort]link
 	outputs []messages.CompID
 	central messages.CompID
 }
@@ -47,7 +47,7 @@ func newLayout(t *topo.Topology) *layout {
 	next := messages.CompID(t.NumNICs())
 	for s, radix := range t.Radix {
 		l.first[s] = next
-		next += messages.CompID(radix/4 + 1 + radix)
+		next += messages.CompID(mportsOf(radix) + 1 + radix)
 	}
 	return l
 }
@@ -57,7 +57,7 @@ func (l *layout) nic(i int) messages.CompID { return messages.CompID(i) }
 func (l *layout) mport(s, m int) messages.CompID { return l.first[s] + messages.CompID(m) }
 
 func (l *layout) central(s int) messages.CompID {
-	return l.first[s] + messages.CompID(l.t.Radix[s]/4)
+	return l.first[s] + messages.CompID(mportsOf(l.t.Radix[s]))
 }
 
 func (l *layout) output(s, q int) messages.CompID { return l.central(s) + 1 + messages.CompID(q) }
@@ -75,7 +75,7 @@ func (l *layout) outputs(s int) []messages.CompID {
 func (l *layout) nicLinks(p *params, i int) nicLinks {
 	at := l.t.NICPort[i]
 	return nicLinks{
-		up:   link{wired: true, comp: l.mport(at.Switch, at.Port/4), slot: int32(at.Port % 4), credits: p.inCap},
+		up:   link{wired: true, comp: l.mport(at.Switch, portNum(at.Port).mport()), slot: int32(portNum(at.Port).index()), credits: p.inCap},
 		down: l.output(at.Switch, at.Port),
 	}
 }
@@ -84,7 +84,7 @@ func (l *layout) nicLinks(p *params, i int) nicLinks {
 func (l *layout) mportLinks(s, m int) mportLinks {
 	ml := mportLinks{outputs: l.outputs(s), central: l.central(s)}
 	for i := range ml.in {
-		ml.in[i] = l.upstream(s, 4*m+i)
+		ml.in[i] = l.upstream(s, int(portOf(m, i)))
 	}
 	return ml
 }
@@ -109,7 +109,7 @@ func (l *layout) downstream(p *params, s, q int) link {
 		return link{wired: true, comp: l.nic(peer.NIC), credits: p.rxCap}
 	case topo.PeerSwitch:
 		to := peer.Port
-		return link{wired: true, comp: l.mport(to.Switch, to.Port/4), slot: int32(to.Port % 4), credits: p.inCap}
+		return link{wired: true, comp: l.mport(to.Switch, portNum(to.Port).mport()), slot: int32(portNum(to.Port).index()), credits: p.inCap}
 	}
 	return link{}
 }

@@ -129,11 +129,11 @@ type MPort struct {
 	p       *params
 	sw      int
 	index   int // MPort number within the switch
-	ibuf    [4]source
-	occ     [4]Space // occupancy of each input buffer (mirrors the upstream's credits)
-	upComp  [4]messages.CompID
-	wired   [4]bool           // the input port has a link (unused ports have none)
-	outComp []messages.CompID // per switch port: its output port component
+	ibuf    [PortsPerMPort]source
+	occ     [PortsPerMPort]Space // occupancy of each input buffer (mirrors the upstream's credits)
+	upComp  [PortsPerMPort]messages.CompID
+	wired   [PortsPerMPort]bool // the input port has a link (unused ports have none)
+	outComp []messages.CompID   // per switch port: its output port component
 	central messages.CompID
 
 	Arrived, Left int64 // packets, for the conservation check
@@ -143,7 +143,7 @@ type MPort struct {
 // sender on input port i's link, l.outputs the switch's output ports and
 // l.central its central crossbar.
 func newMPort(p *params, id messages.CompID, sw, index int, l mportLinks) *MPort {
-	m := &MPort{core: newCore(id, 4), p: p, sw: sw, index: index, outComp: l.outputs, central: l.central}
+	m := &MPort{core: newCore(id, PortsPerMPort), p: p, sw: sw, index: index, outComp: l.outputs, central: l.central}
 	for i := range m.ibuf {
 		m.ibuf[i] = newSource(p.vls, index)
 		m.occ[i] = newSpace(p.vls, p.inCap, p.excl, p.maxVL)
@@ -160,7 +160,7 @@ func (m *MPort) apply(msg *messages.Msg, _ *Outbox) {
 	case messages.KindPacket:
 		m.arrive(msg)
 	case messages.KindGrant:
-		i := msg.Slot % 4
+		i := int32(portNum(msg.Slot).index())
 		if m.p.pipelined {
 			m.ibuf[i].grantedPipelined(msg)
 		} else {
@@ -168,7 +168,7 @@ func (m *MPort) apply(msg *messages.Msg, _ *Outbox) {
 		}
 		m.at(msg.At, i)
 	case messages.KindNack:
-		i := msg.Slot % 4
+		i := int32(portNum(msg.Slot).index())
 		if m.p.pipelined {
 			m.ibuf[i].refusedPipelined(msg)
 		} else {
@@ -184,7 +184,7 @@ func (m *MPort) apply(msg *messages.Msg, _ *Outbox) {
 func (m *MPort) arrive(msg *messages.Msg) {
 	i := msg.Slot
 	pk := msg.Pkt
-	port := 4*m.index + int(i)
+	port := int(portOf(m.index, int(i)))
 	out, nextSC := m.p.router.Route(m.sw, port, int(pk.Dst), int(pk.SC))
 	ready := pk.Head + m.p.sbIn + m.p.rt
 	nextVL := m.p.sc2vl[nextSC]
@@ -214,11 +214,11 @@ func (m *MPort) eval(unit int32, now clock.Cycle, out *Outbox) {
 	if !send {
 		return
 	}
-	req.Src, req.At = m.id, now+m.p.lambda
-	if outPort := int(e.Out); outPort/4 == m.index {
+	req.Src, req.At = m.id, now+m.p.requestLatency
+	if outPort := int(e.Out); portNum(outPort).mport() == m.index {
 		req.Dst, req.Slot = m.outComp[outPort], unit
 	} else {
-		req.Dst, req.Slot, req.VL = m.central, int32(4*m.index)+unit, int32(e.Lane)
+		req.Dst, req.Slot, req.VL = m.central, int32(portOf(m.index, 0))+unit, int32(e.Lane)
 	}
 	out.Send(req)
 }

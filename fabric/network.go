@@ -5,6 +5,7 @@ import (
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric/dtable"
+	"github.com/opasim/opasim/fabric/qos"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
 	"github.com/opasim/opasim/messages"
@@ -72,7 +73,7 @@ func BuildWith(cfg Config, reg *sched.Registry, in Inputs) (*Network, error) {
 // parameters (topology, routing, allocator, scheduler) and the traffic
 // pattern. Components can be built from them alone (the component tests).
 func prepare(cfg Config, reg *sched.Registry, in Inputs) (*params, workloads.Pattern, error) {
-	if err := cfg.Validate(reg.Names()); err != nil {
+	if err := cfg.Validate(reg); err != nil {
 		return nil, nil, err
 	}
 	spec := cfg.TopologySpec()
@@ -80,11 +81,12 @@ func prepare(cfg Config, reg *sched.Registry, in Inputs) (*params, workloads.Pat
 	if err != nil {
 		return nil, nil, fmt.Errorf("topology: %w", err)
 	}
-	r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, cfg.SCTables(), spec.Options)
+	tables := cfg.SCTables()
+	r, err := topo.DefaultRegistry().NewWith(spec.Routing, t, tables, spec.Options)
 	if err != nil {
 		return nil, nil, fmt.Errorf("topology.routing: %w", err)
 	}
-	p := newParams(&cfg, reg, t, r)
+	p := newParams(&cfg, reg, tables, t, r)
 	classOf, classes, err := topo.CentralClasses(t, cfg.Switch.CentralClasses)
 	if err != nil {
 		return nil, nil, fmt.Errorf("switch.central_classes: %w", err)
@@ -94,11 +96,11 @@ func prepare(cfg Config, reg *sched.Registry, in Inputs) (*params, workloads.Pat
 	if err != nil {
 		return nil, nil, fmt.Errorf("switch.allocator: %w", err)
 	}
-	p.pipelined, p.lookahead, p.depth = alloc.pipelined, p.lambda+p.mu, cfg.Switch.AllocatorDepth
+	p.pipelined, p.lookahead, p.depth = alloc.pipelined, p.requestLatency+p.grantLatency, cfg.Switch.AllocatorDepth
 	if err := checkCentralLanes(&cfg, classes); err != nil {
 		return nil, nil, err
 	}
-	if cfg.QoS.Scheduler == "dtable" {
+	if reg.NeedsTable(cfg.QoS.Scheduler) {
 		if p.schedCfg.Table, err = dtableFor(&cfg, in.DTable); err != nil {
 			return nil, nil, err
 		}
@@ -136,17 +138,15 @@ func checkCentralLanes(cfg *Config, classes int) error {
 	return p
 }
 
-// SCTables gives the routing the SL/SC tables of the config (a torus'
-// dateline switches a packet to the second SC of its SL).
-func (cfg *Config) SCTables() topo.SCTables {
-	t := topo.SCTables{SC2SL: make([]int, len(cfg.QoS.SC2VL))}
+// SCTables are the SL/SC/VL tables of the config (qos.sls[].scs and
+// qos.sc2vl), derived once for the routing, the schedulers and the
+// components.
+func (cfg *Config) SCTables() qos.Tables {
+	sl2sc := make([][]int, len(cfg.QoS.SLs))
 	for i, sl := range cfg.QoS.SLs {
-		t.SL2SC = append(t.SL2SC, sl.SCs)
-		for _, sc := range sl.SCs {
-			t.SC2SL[sc] = i
-		}
+		sl2sc[i] = sl.SCs
 	}
-	return t
+	return qos.NewTables(sl2sc, cfg.QoS.SC2VL)
 }
 
 // dtableFor returns the DTable arbitration table of the run: the file
@@ -207,7 +207,7 @@ func (n *Network) build(pattern workloads.Pattern) {
 // buildSwitch builds switch s's components, each with its links.
 func (n *Network) buildSwitch(s int, l *layout) SwitchParts {
 	p := n.p
-	mports := n.Topology.Radix[s] / 4
+	mports := mportsOf(n.Topology.Radix[s])
 	outputs := l.outputs(s)
 	var sp SwitchParts
 	for m := 0; m < mports; m++ {

@@ -118,5 +118,5 @@ func (s *Snapshot) add(st Stage, sp *Space, p *params) {
 func (n *Network) PortOccupancy(sw, q int) (input, output int64) {
 	sp := &n.Switches[sw]
 	f := int64(n.p.fpc)
-	return int64(sp.MPorts[q/4].occ[q%4].Total()) * f, int64(sp.Outputs[q].space.Total()) * f
+	return int64(sp.MPorts[portNum(q).mport()].occ[portNum(q).index()].Total()) * f, int64(sp.Outputs[q].space.Total()) * f
 }

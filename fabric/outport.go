@@ -18,17 +18,17 @@ type pending struct {
 // It returns the new buffer entry (its Ready is the header's arrival) and
 // the grant message.
 func grantTo(p *params, r *messages.Msg, now clock.Cycle, speed int32, x clock.Cycle, from messages.CompID) (entry, messages.Msg) {
-	start := clock.Max(now+p.mu, r.Ready)
+	start := clock.Max(now+p.grantLatency, r.Ready)
 	tailOut := transfer(start, r.Pkt.Flits, speed, r.TailAvail)
 	e := entry{Pkt: r.Pkt, Ready: start + x, TailAvail: tailOut + x, Out: r.Out, NextSC: r.Pkt.SC, NextVL: r.Pkt.VL}
-	g := messages.Msg{Kind: messages.KindGrant, At: now + p.mu, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL,
+	g := messages.Msg{Kind: messages.KindGrant, At: now + p.grantLatency, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL,
 		Tag: r.Tag, Start: start, TailOut: tailOut}
 	return e, g
 }
 
 // nack refuses request r.
 func nack(p *params, r *messages.Msg, now clock.Cycle, from messages.CompID) messages.Msg {
-	return messages.Msg{Kind: messages.KindNack, At: now + p.mu, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL, Tag: r.Tag}
+	return messages.Msg{Kind: messages.KindNack, At: now + p.grantLatency, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL, Tag: r.Tag}
 }
 
 // OutputPort holds the output buffer, the output arbiter that picks which
@@ -40,7 +40,7 @@ type OutputPort struct {
 	core
 	p         *params
 	sw, port  int
-	req       []pending // slots 0-3: this MPort's input buffers; 4+b: central buffer b
+	req       []pending // by request slot (slots.go): this MPort's input buffers, then the central buffers
 	preq      reqQueue  // the same, for the pipelined allocator (several per slot)
 	arbNext   int
 	writeFree clock.Cycle
@@ -71,7 +71,7 @@ type OutputPort struct {
 // (down.wired false) never sends.
 func newOutputPort(p *params, id messages.CompID, sw, port, mports int, down link) *OutputPort {
 	o := &OutputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
-		req: make([]pending, 4+2*mports), preq: newReqQueue(4 + 2*mports), q: make([]fifo, p.vls),
+		req: make([]pending, outputSlots(mports)), preq: newReqQueue(outputSlots(mports)), q: make([]fifo, p.vls),
 		space: newSpace(p.vls, p.outCap, p.excl, p.maxVL), sched: p.newScheduler(),
 		heads: make([]sched.Head, 0, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs))}
 	if down.wired {
@@ -134,8 +134,8 @@ func (o *OutputPort) eval(_ int32, now clock.Cycle, out *Outbox) {
 // and refuses the requests whose VL has no room, so that their sources can
 // serve their other VLs meanwhile (a VL must never wait behind another).
 func (o *OutputPort) arbitrate(now clock.Cycle, out *Outbox) {
-	if o.writeFree > now+o.p.mu {
-		o.at(o.writeFree-o.p.mu, 0)
+	if o.writeFree > now+o.p.grantLatency {
+		o.at(o.writeFree-o.p.grantLatency, 0)
 		return
 	}
 	defer o.refuse(now, out)
@@ -184,14 +184,14 @@ func (o *OutputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
 	case booked:
 		o.at(now+1, 0)
 	case r.count > 0:
-		o.at(clock.Max(now+1, o.writeFree-o.p.mu), 0)
+		o.at(clock.Max(now+1, o.writeFree-o.p.grantLatency), 0)
 	}
 }
 
 // accept grants request m from slot into the output buffer.
 func (o *OutputPort) accept(m *messages.Msg, slot int, now clock.Cycle, out *Outbox) {
 	speed, x := o.p.mportSpeed, o.p.xMPort
-	if slot >= 4 {
+	if isCentralSlot(slot) {
 		speed, x = o.p.centralSpeed, o.p.xCentral
 	}
 	e, g := grantTo(o.p, m, now, speed, x, o.id)
@@ -203,7 +203,7 @@ func (o *OutputPort) accept(m *messages.Msg, slot int, now clock.Cycle, out *Out
 	o.Accepted++
 	out.Send(g)
 	o.at(e.Ready, 0)
-	o.at(clock.Max(now+1, o.writeFree-o.p.mu), 0)
+	o.at(clock.Max(now+1, o.writeFree-o.p.grantLatency), 0)
 }
 
 func (o *OutputPort) refuse(now clock.Cycle, out *Outbox) {

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric/qos"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
 )
@@ -14,42 +15,46 @@ type params struct {
 	rt, sbIn, sbOut  clock.Cycle
 	xMPort, xCentral clock.Cycle
 	fly              clock.Cycle
-	lambda, mu       clock.Cycle // request and grant latency, lambda+mu = AT
-	mportSpeed       int32
-	centralSpeed     int32
-	sc2vl, sc2sl     []uint8
-	slSCs            [][]uint8
-	mtuFlits         []int32
-	warmup, end      clock.Cycle
-	stop             clock.Cycle // no generation from here on (traffic.stop_cycle, or end)
-	dropBacklog      bool
-	series           clock.Cycle // interval of the delivered-flits series (series_cycles; 0: none)
-	excl, maxVL      int32
-	inCap, outCap    int32
-	centralCap       int32
-	injCap, rxCap    int32
-	schedName        string
-	tableView        bool // qos.scheduler_view table or table_feedback: schedulers see every head, eligible or not
-	feedback         bool // table_feedback: a pick that cannot send calls Miss, not Commit (sched.DecideFeedback)
-	schedCfg         sched.Config
-	schedulers       *sched.Registry
-	router           topo.Router
-	topo             *topo.Topology
-	pipelined        bool        // the pipelined allocator (alloc.go)
-	lookahead        clock.Cycle // pipelined: how far past AT a source books its read port
-	depth            int         // pipelined: most requests a source has in flight (0: no limit but the lookahead)
-	classOf          [][]uint8   // per switch and port: the class of the link leaving there (central buffer lanes)
-	lanes            int         // lanes of a central buffer: classes · VLs
-	maxQueued        int         // packets a NIC's application queues hold at most (traffic.max_queued_packets)
+	// The two halves of the arbitration time AT (seed 002 Table 1): a
+	// request takes requestLatency = floor(AT/2) to reach the arbiter (λ in
+	// docs/model.md), its grant grantLatency = AT − λ to come back (μ).
+	requestLatency, grantLatency clock.Cycle
+	mportSpeed                   int32
+	centralSpeed                 int32
+	qos                          qos.Tables // the SL/SC/VL tables (Config.SCTables)
+	sc2vl                        []uint8    // qos.SC2VL narrowed for packets (messages.Packet.VL)
+	slSCs                        [][]uint8  // qos.SL2SC narrowed for packets (messages.Packet.SC)
+	mtuFlits                     []int32
+	warmup, end                  clock.Cycle
+	stop                         clock.Cycle // no generation from here on (traffic.stop_cycle, or end)
+	dropBacklog                  bool
+	series                       clock.Cycle // interval of the delivered-flits series (series_cycles; 0: none)
+	excl, maxVL                  int32
+	inCap, outCap                int32
+	centralCap                   int32
+	injCap, rxCap                int32
+	schedName                    string
+	tableView                    bool // qos.scheduler_view table or table_feedback: schedulers see every head, eligible or not
+	feedback                     bool // table_feedback: a pick that cannot send calls Miss, not Commit (sched.DecideFeedback)
+	schedCfg                     sched.Config
+	schedulers                   *sched.Registry
+	router                       topo.Router
+	topo                         *topo.Topology
+	pipelined                    bool        // the pipelined allocator (alloc.go)
+	lookahead                    clock.Cycle // pipelined: how far past AT a source books its read port
+	depth                        int         // pipelined: most requests a source has in flight (0: no limit but the lookahead)
+	classOf                      [][]uint8   // per switch and port: the class of the link leaving there (central buffer lanes)
+	lanes                        int         // lanes of a central buffer: classes · VLs
+	maxQueued                    int         // packets a NIC's application queues hold at most (traffic.max_queued_packets)
 }
 
-func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router) *params {
+func newParams(cfg *Config, reg *sched.Registry, tables qos.Tables, t *topo.Topology, r topo.Router) *params {
 	s, l := &cfg.Switch, &cfg.Switch.Latency
 	p := &params{
 		cfg: cfg, vls: s.VLs, fpc: int32(s.FlitsPerCredit),
 		rt: clock.Cycle(l.RT), sbIn: clock.Cycle(l.SBIn), sbOut: clock.Cycle(l.SBOut),
 		xMPort: clock.Cycle(l.XMPort), xCentral: clock.Cycle(l.XCentral), fly: clock.Cycle(l.Fly),
-		lambda: clock.Cycle(l.AT / 2), mu: clock.Cycle(l.AT - l.AT/2),
+		requestLatency: clock.Cycle(l.AT / 2), grantLatency: clock.Cycle(l.AT - l.AT/2),
 		mportSpeed: int32(s.MPortSpeedup), centralSpeed: int32(s.CentralSpeedup),
 		warmup: clock.Cycle(cfg.Warmup), end: clock.Cycle(cfg.Cycles), stop: clock.Cycle(cfg.Cycles),
 		dropBacklog: cfg.Traffic.DropBacklog, series: clock.Cycle(cfg.SeriesCycles),
@@ -57,33 +62,33 @@ func newParams(cfg *Config, reg *sched.Registry, t *topo.Topology, r topo.Router
 		inCap: int32(s.InputBufferFlits / s.FlitsPerCredit), outCap: int32(s.OutputBufferFlits / s.FlitsPerCredit),
 		centralCap: int32(s.CentralBufferFlits / s.FlitsPerCredit),
 		injCap:     int32(cfg.NIC.InjectionBufferFlits / s.FlitsPerCredit), rxCap: int32(cfg.NIC.ReceiveBufferFlits / s.FlitsPerCredit),
-		schedName: cfg.QoS.Scheduler, schedulers: reg, router: r, topo: t,
+		schedName: cfg.QoS.Scheduler, schedulers: reg, router: r, topo: t, qos: tables,
 	}
 	if cfg.Traffic.StopCycle > 0 {
 		p.stop = clock.Cycle(cfg.Traffic.StopCycle)
 	}
 	p.maxQueued = cfg.MaxQueuedPackets()
-	p.sc2vl = make([]uint8, len(cfg.QoS.SC2VL))
-	p.sc2sl = make([]uint8, len(cfg.QoS.SC2VL))
-	for sc, vl := range cfg.QoS.SC2VL {
-		p.sc2vl[sc] = uint8(vl)
-	}
-	sc := sched.Config{NumVLs: s.VLs, SC2VL: cfg.QoS.SC2VL, SC2SL: make([]int, len(cfg.QoS.SC2VL))}
+	p.sc2vl = narrow(tables.SC2VL)
+	sc := sched.Config{NumVLs: s.VLs, Tables: tables}
 	for i, sl := range cfg.QoS.SLs {
-		scs := make([]uint8, len(sl.SCs))
-		for j, c := range sl.SCs {
-			scs[j] = uint8(c)
-			p.sc2sl[c] = uint8(i)
-			sc.SC2SL[c] = i
-		}
-		p.slSCs = append(p.slSCs, scs)
+		p.slSCs = append(p.slSCs, narrow(tables.SL2SC[i]))
 		p.mtuFlits = append(p.mtuFlits, int32(cfg.MTUFlits(i)))
-		sc.SLs = append(sc.SLs, sched.SL{Name: sl.Name, SCs: sl.SCs, MTUCredits: cfg.credits(cfg.MTUFlits(i)), SBTWeight: sl.SBTWeight})
+		sc.SLs = append(sc.SLs, sched.SL{Name: sl.Name, MTUCredits: cfg.credits(cfg.MTUFlits(i)), SBTWeight: sl.SBTWeight})
 	}
 	p.schedCfg = sc
 	p.tableView = cfg.QoS.SchedulerView == ViewTable || cfg.QoS.SchedulerView == ViewTableFeedback
 	p.feedback = cfg.QoS.SchedulerView == ViewTableFeedback
 	return p
+}
+
+// narrow copies SCs or VLs (Validate keeps them below 32) into the bytes
+// packets carry.
+func narrow(xs []int) []uint8 {
+	b := make([]uint8, len(xs))
+	for i, x := range xs {
+		b[i] = uint8(x)
+	}
+	return b
 }
 
 func (p *params) creditsOf(flits int32) int32 { return (flits + p.fpc - 1) / p.fpc }

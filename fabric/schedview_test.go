@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/sched"
 )
 
 // TestSchedulerViewHitRate: on a 16-port switch under seed 000's mix at
@@ -57,14 +58,14 @@ func TestSchedulerViewHitRate(t *testing.T) {
 func TestSchedulerViewValidation(t *testing.T) {
 	cfg := fabric.Default()
 	cfg.QoS.SchedulerView = "hardware"
-	err := cfg.Validate([]string{"rr"})
+	err := cfg.Validate(sched.Default())
 	want := `qos.scheduler_view: "hardware" is not allowed: must be one of: eligible, table, table_feedback`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want one containing %q", err, want)
 	}
 	for _, v := range []string{"", fabric.ViewEligible, fabric.ViewTable, fabric.ViewTableFeedback} {
 		cfg.QoS.SchedulerView = v
-		if err := cfg.Validate([]string{"rr"}); err != nil {
+		if err := cfg.Validate(sched.Default()); err != nil {
 			t.Errorf("scheduler_view %q: %v", v, err)
 		}
 	}

@@ -156,12 +156,12 @@ func (n *Network) waitsFor(q queueRef) []int32 {
 	credits := e.Pkt.Credits
 	switch q.kind {
 	case "input":
-		if int(e.Out)/4 != q.buf/4 {
-			mp := q.buf / 4
-			if sp.Central.buf[2*mp].space.Fits(int(e.Lane), credits) || sp.Central.buf[2*mp+1].space.Fits(int(e.Lane), credits) {
+		if mp := portNum(q.buf).mport(); portNum(e.Out).mport() != mp {
+			b0, b1 := centralBuffers(mp)
+			if sp.Central.buf[b0].space.Fits(int(e.Lane), credits) || sp.Central.buf[b1].space.Fits(int(e.Lane), credits) {
 				return nil
 			}
-			return []int32{n.queueIndex(q.sw, "central", 2*mp, int(e.Lane)), n.queueIndex(q.sw, "central", 2*mp+1, int(e.Lane))}
+			return []int32{n.queueIndex(q.sw, "central", b0, int(e.Lane)), n.queueIndex(q.sw, "central", b1, int(e.Lane))}
 		}
 		fallthrough
 	case "central":
@@ -201,7 +201,7 @@ func (n *Network) forQueues(f func(queueRef)) {
 	for sw, sp := range n.Switches {
 		for _, m := range sp.MPorts {
 			for i := range m.ibuf {
-				source(queueRef{kind: "input", sw: sw, buf: 4*m.index + i, vls: n.p.vls}, &m.ibuf[i])
+				source(queueRef{kind: "input", sw: sw, buf: int(portOf(m.index, i)), vls: n.p.vls}, &m.ibuf[i])
 			}
 		}
 		for b := range sp.Central.buf {
@@ -241,10 +241,10 @@ func (n *Network) Stuck(limit int) []string {
 		for _, m := range sp.MPorts {
 			for i := range m.ibuf {
 				if b := &m.ibuf[i]; b.waiting {
-					add("switch %d input %d: request for output %d (VL %d) not granted", s, 4*m.index+i, b.inflight.Out, b.inflight.NextVL)
+					add("switch %d input %d: request for output %d (VL %d) not granted", s, portOf(m.index, i), b.inflight.Out, b.inflight.NextVL)
 				}
 				for _, o := range m.ibuf[i].outs {
-					add("switch %d input %d: request for output %d (VL %d) not granted", s, 4*m.index+i, o.e.Out, o.e.NextVL)
+					add("switch %d input %d: request for output %d (VL %d) not granted", s, portOf(m.index, i), o.e.Out, o.e.NextVL)
 				}
 			}
 		}

@@ -14,7 +14,7 @@ func ring(sc2vl []int, vls int) fabric.Config {
 	cfg := fabric.Default()
 	cfg.Topology = fabric.TopologyConfig{Kind: "torus", Dims: []int{4}, NICsPerSwitch: 4, Trunk: 1}
 	cfg.Traffic.Load, cfg.Traffic.Pattern = 1.0, "uniform"
-	cfg.Cycles, cfg.Warmup, cfg.Watchdog = 400000, 0, 5000
+	cfg.Cycles, cfg.Warmup, cfg.WatchdogCycles = 400000, 0, 5000
 	// Keep every packet on one VL and make the buffers hold one packet per
 	// VL, so that the ring's cyclic dependency closes quickly.
 	cfg.QoS.SLs = []fabric.SLConfig{{Name: "A", SCs: []int{0, 1}, MTUBytes: 128, Share: 1, Distance: 1}}
@@ -68,12 +68,12 @@ func TestWatchdogStopsABlockedNetwork(t *testing.T) {
 func TestWatchdogIgnoresCongestion(t *testing.T) {
 	cfg := fabric.Default()
 	cfg.Traffic.Pattern, cfg.Traffic.HotSpot, cfg.Traffic.HotSpotPercent, cfg.Traffic.Load = "hot_spot", 5, 50, 0.8
-	cfg.Cycles, cfg.Warmup, cfg.Watchdog = 40000, 0, 1000
+	cfg.Cycles, cfg.Warmup, cfg.WatchdogCycles = 40000, 0, 1000
 	_, r := run(t, cfg)
 	if r.Blocked {
 		t.Fatalf("congestion taken for a deadlock: %v", r.Stuck)
 	}
-	if r.NetworkLatency.MaxCycles < 5*cfg.Watchdog {
+	if r.NetworkLatency.MaxCycles < 5*cfg.WatchdogCycles {
 		t.Errorf("the hot spot did not congest: longest network latency %d cycles", r.NetworkLatency.MaxCycles)
 	}
 }

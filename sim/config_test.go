@@ -63,7 +63,7 @@ func TestLoadConfigKeepsUnnamedKeys(t *testing.T) {
 // MTU; a negative one is refused, one that is not a whole number of flits
 // is rounded up, and one larger than a VL may hold is refused.
 func TestSLMTUDefault(t *testing.T) {
-	names := sched.Default().Names()
+	schedulers := sched.Default()
 	sl := func(mtu string) string {
 		return "qos:\n  sc2vl: [0]\n  sls:\n  - {name: A, scs: [0], share: 1" + mtu + "}\n"
 	}
@@ -81,7 +81,7 @@ func TestSLMTUDefault(t *testing.T) {
 		if err := DecodeConfig([]byte(tc.yaml), &cfg); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		err := cfg.Validate(names)
+		err := cfg.Validate(schedulers)
 		if tc.problem != "" {
 			if err == nil || strings.Split(err.Error(), "\n")[0] != tc.problem {
 				t.Errorf("%s: got %v, want %s", tc.name, err, tc.problem)

@@ -34,7 +34,7 @@ func FuzzConfig(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	names := sched.Default().Names()
+	schedulers := sched.Default()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg := fabric.Default()
 		if err := DecodeConfig(data, &cfg); err != nil {
@@ -45,7 +45,7 @@ func FuzzConfig(f *testing.F) {
 			}
 			return
 		}
-		err := cfg.Validate(names)
+		err := cfg.Validate(schedulers)
 		var p fabric.Problems
 		if err != nil && !errors.As(err, &p) {
 			t.Fatalf("Validate gave %T, not Problems: %v", err, err)

@@ -29,7 +29,7 @@ func (e ConfigError) Unwrap() error { return e.Err }
 // with the default schedulers. Every error is a ConfigError.
 func Build(cfg fabric.Config) (*fabric.Network, error) {
 	reg := sched.Default()
-	if err := cfg.Validate(reg.Names()); err != nil {
+	if err := cfg.Validate(reg); err != nil {
 		return nil, ConfigError{err}
 	}
 	if err := checkMemory(cfg); err != nil {

@@ -52,7 +52,7 @@ const (
 func NewWindows(ctx context.Context, n *fabric.Network, h Hooks) *Windows {
 	l := &Windows{ctx: ctx, net: n, hooks: h, begin: time.Now(),
 		cal:   clock.NewCalendar(len(n.Groups), n.Window, clock.Cycle(n.Config.Cycles)),
-		dog:   watchdog{limit: clock.Cycle(n.Config.Watchdog)},
+		dog:   watchdog{limit: clock.Cycle(n.Config.WatchdogCycles)},
 		moves: make([]int64, len(n.Groups)), inside: make([]int64, len(n.Groups))}
 	for g, grp := range n.Groups {
 		next := clock.Never

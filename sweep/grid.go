@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/sched"
 )
 
 // MaxPoints is the most runs a grid may hold (schedulers × loads × seeds).
@@ -54,8 +55,8 @@ func (p *Point) File() string {
 
 // Points lists the grid by scheduler, then load, then seed, each with its
 // own copy of the config, and validates every (scheduler, load) config
-// against the known scheduler names.
-func (g *Grid) Points(known []string) ([]Point, error) {
+// against the known schedulers.
+func (g *Grid) Points(schedulers *sched.Registry) ([]Point, error) {
 	if err := g.CheckSize(); err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func (g *Grid) Points(known []string) ([]Point, error) {
 				}
 				cfg.QoS.Scheduler, cfg.Traffic.Load, cfg.Seed = s, l, seed
 				if k == 0 {
-					if err := cfg.Validate(known); err != nil {
+					if err := cfg.Validate(schedulers); err != nil {
 						return nil, pointProblem(len(pts) == 0, s, l, err)
 					}
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/sim"
 )
 
@@ -39,13 +40,13 @@ type Runner struct {
 	ran     int
 }
 
-// New checks the grid and lists its points; nothing runs yet. known are
-// the scheduler names a config may use.
-func New(g Grid, known []string, dir string, jobs int, sim SimulateFunc) (*Runner, error) {
+// New checks the grid and lists its points; nothing runs yet. schedulers
+// are the schedulers a config may use.
+func New(g Grid, schedulers *sched.Registry, dir string, jobs int, sim SimulateFunc) (*Runner, error) {
 	if jobs < 1 {
 		return nil, fmt.Errorf("%d jobs are not allowed: must be at least 1", jobs)
 	}
-	points, err := g.Points(known)
+	points, err := g.Points(schedulers)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func tinyGrid(t *testing.T) Grid {
 
 func newRunner(t *testing.T, g Grid, out string, jobs int) *Runner {
 	t.Helper()
-	r, err := New(g, sched.Default().Names(), out, jobs, simulateSequential)
+	r, err := New(g, sched.Default(), out, jobs, simulateSequential)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,10 @@
 package workloads
 
 import (
-	"fmt"
 	"math/bits"
 	"math/rand/v2"
-	"sort"
-	"strings"
+
+	"github.com/opasim/opasim/registry"
 )
 
 // Pattern picks the destination NIC of a message sent by src among n NICs.
@@ -17,31 +16,33 @@ type Options struct {
 	HotSpotPercent int // hot_spot: percentage of messages sent to it
 }
 
-var patterns = map[string]func(o Options) Pattern{
-	"uniform":        func(Options) Pattern { return uniform },
-	"neighbour":      func(Options) Pattern { return neighbour },
-	"bit_reversal":   func(Options) Pattern { return permutation(bitReverse) },
-	"bit_complement": func(Options) Pattern { return permutation(bitComplement) },
-	"transpose":      func(Options) Pattern { return permutation(transpose) },
-	"shuffle":        func(Options) Pattern { return permutation(shuffle) },
-	"hot_spot":       hotSpot,
+// patterns are the known patterns, each a factory taking the options.
+var patterns = newPatterns()
+
+func newPatterns() *registry.Registry[func(o Options) Pattern] {
+	r := registry.New[func(o Options) Pattern]("pattern")
+	for name, f := range map[string]func(o Options) Pattern{
+		"uniform":        func(Options) Pattern { return uniform },
+		"neighbour":      func(Options) Pattern { return neighbour },
+		"bit_reversal":   func(Options) Pattern { return permutation(bitReverse) },
+		"bit_complement": func(Options) Pattern { return permutation(bitComplement) },
+		"transpose":      func(Options) Pattern { return permutation(transpose) },
+		"shuffle":        func(Options) Pattern { return permutation(shuffle) },
+		"hot_spot":       hotSpot,
+	} {
+		registry.Must(r.Register(name, f))
+	}
+	return r
 }
 
 // PatternNames lists the known patterns, sorted.
-func PatternNames() []string {
-	names := make([]string, 0, len(patterns))
-	for n := range patterns {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func PatternNames() []string { return patterns.Names() }
 
 // NewPattern returns the pattern called name.
 func NewPattern(name string, o Options) (Pattern, error) {
-	f, ok := patterns[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown pattern %q (known: %s)", name, strings.Join(PatternNames(), ", "))
+	f, err := patterns.Get(name)
+	if err != nil {
+		return nil, err
 	}
 	return f(o), nil
 }

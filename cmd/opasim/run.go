@@ -77,9 +77,9 @@ func report(cmd *cobra.Command, out string, res *sim.Results) error {
 		}
 	}
 	if res.Blocked {
-		what := fmt.Sprintf("nothing moved for %d cycles with packets inside", res.Config.Watchdog)
+		what := fmt.Sprintf("nothing moved for %d cycles with packets inside", res.Config.WatchdogCycles)
 		if res.PartialDeadlock {
-			what = fmt.Sprintf("deadlock: buffer heads did not move for %d cycles", res.Config.Watchdog)
+			what = fmt.Sprintf("deadlock: buffer heads did not move for %d cycles", res.Config.WatchdogCycles)
 		}
 		return fmt.Errorf("the network is blocked (%s); stuck:\n  %s", what, strings.Join(res.Stuck, "\n  "))
 	}

@@ -96,7 +96,7 @@ func (f *sweepFlags) runner(fs *pflag.FlagSet) (*sweep.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sweep.New(g, sched.Default().Names(), f.out, f.jobs, simulateSweepRun)
+	return sweep.New(g, sched.Default(), f.out, f.jobs, simulateSweepRun)
 }
 
 // grid reads the axes and the base config; the grid's size is checked

@@ -18,7 +18,7 @@ func TestFactoryErrors(t *testing.T) {
 		{"dtable entry SL", "dtable", func(c *Config) { c.Table[3].SL = 9 }, "Table[3].SL = 9"},
 		{"dtable negative weight", "dtable", func(c *Config) { c.Table[1].Weight = -1 }, "Table[1].Weight = -1"},
 		{"dtable SL without entry", "dtable", func(c *Config) { c.Table = c.Table[:15] }, "SL 4 (BK) has SCs but no entry"},
-		{"dtable SC out of SC2VL", "dtable", func(c *Config) { c.SLs[0].SCs = []int{0, 12} }, "SLs[0].SCs has SC 12"},
+		{"dtable SC out of SC2VL", "dtable", func(c *Config) { c.SL2SC[0] = []int{0, 12} }, "SL2SC[0] has SC 12"},
 		{"dtable SC2SL out of range", "dtable", func(c *Config) { c.SC2SL[9] = 5 }, "SC2SL[9] = 5"},
 		{"dtable weight below MTU is legal", "dtable", func(c *Config) { c.Table[0].Weight = 1 }, ""},
 		{"sbt negative weight", "sbt", func(c *Config) { c.SLs[1].SBTWeight = -3 }, "SLs[1].SBTWeight = -3"},

@@ -27,7 +27,7 @@ func NewDTable(cfg Config) (Scheduler, error) {
 	}
 	for i, sl := range cfg.SLs {
 		s.mtu[i] = sl.MTUCredits
-		s.scs[i] = append([]int(nil), sl.SCs...)
+		s.scs[i] = append([]int(nil), cfg.SCsOf(i)...)
 	}
 	return s, nil
 }
@@ -74,9 +74,9 @@ func checkEntries(cfg Config) ([]error, []bool) {
 // checkSCs checks that every SC of SL i has a VL in SC2VL.
 func checkSCs(cfg Config, i int) []error {
 	var errs []error
-	for _, sc := range cfg.SLs[i].SCs {
+	for _, sc := range cfg.SCsOf(i) {
 		if sc < 0 || sc >= len(cfg.SC2VL) {
-			errs = append(errs, fmt.Errorf("dtable: SLs[%d].SCs has SC %d, want 0..%d (an index of SC2VL)", i, sc, len(cfg.SC2VL)-1))
+			errs = append(errs, fmt.Errorf("dtable: SL2SC[%d] has SC %d, want 0..%d (an index of SC2VL)", i, sc, len(cfg.SC2VL)-1))
 		}
 	}
 	return errs
@@ -85,7 +85,7 @@ func checkSCs(cfg Config, i int) []error {
 // reachable reports whether packets of SL i can appear at a head: it owns
 // an SC, or SC2SL maps some SC to it.
 func reachable(cfg Config, i int) bool {
-	if len(cfg.SLs[i].SCs) > 0 {
+	if len(cfg.SCsOf(i)) > 0 {
 		return true
 	}
 	for _, sl := range cfg.SC2SL {

@@ -1,5 +1,7 @@
 package sched
 
+import "github.com/opasim/opasim/fabric/qos"
+
 // paperConfig is the QoS scenario of seed 000 section 4 (Tables 7, 8, 10):
 // SLs VO, VI, CL, BE, BK with two SCs each, SC8 and SC9 sharing VL6 and
 // VL7 with BE, MTUs of 128/256/512/1024/1024 bytes in 64-byte credits, the
@@ -8,15 +10,14 @@ func paperConfig() Config {
 	return Config{
 		NumVLs: 8,
 		SLs: []SL{
-			{Name: "VO", SCs: []int{0, 1}, MTUCredits: 2, SBTWeight: 10},
-			{Name: "VI", SCs: []int{2, 3}, MTUCredits: 4, SBTWeight: 30},
-			{Name: "CL", SCs: []int{4, 5}, MTUCredits: 8, SBTWeight: 50},
-			{Name: "BE", SCs: []int{6, 7}, MTUCredits: 16, SBTWeight: 5},
-			{Name: "BK", SCs: []int{8, 9}, MTUCredits: 16, SBTWeight: 5},
+			{Name: "VO", MTUCredits: 2, SBTWeight: 10},
+			{Name: "VI", MTUCredits: 4, SBTWeight: 30},
+			{Name: "CL", MTUCredits: 8, SBTWeight: 50},
+			{Name: "BE", MTUCredits: 16, SBTWeight: 5},
+			{Name: "BK", MTUCredits: 16, SBTWeight: 5},
 		},
-		SC2SL: []int{0, 0, 1, 1, 2, 2, 3, 3, 4, 4},
-		SC2VL: []int{0, 1, 2, 3, 4, 5, 6, 7, 6, 7},
-		Table: paperTable(),
+		Tables: qos.NewTables([][]int{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}}, []int{0, 1, 2, 3, 4, 5, 6, 7, 6, 7}),
+		Table:  paperTable(),
 	}
 }
 

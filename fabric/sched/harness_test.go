@@ -25,7 +25,7 @@ type link struct {
 	feedback bool
 	blocked  func(vl, cycle int) bool
 	queues   [][]packet // per VL, FIFO
-	nextSC   []int      // per SL, the CBR source's next SC (index into SCs)
+	nextSC   []int      // per SL, the CBR source's next SC (index into SL2SC[sl])
 	sent     []int      // packets sent per SL
 	credits  []int      // credits sent per SL
 	waits    []int      // per SL, sum of decisions from arrival to sending
@@ -99,7 +99,7 @@ func (l *link) note(s string) {
 }
 
 func (l *link) arrive(src source, now int) {
-	scs := l.cfg.SLs[src.sl].SCs
+	scs := l.cfg.SCsOf(src.sl)
 	if src.period == 0 {
 		for _, sc := range scs {
 			if vl := l.cfg.SC2VL[sc]; !l.holds(vl, sc) {

@@ -1,20 +1,19 @@
 package sched
 
+import "github.com/opasim/opasim/registry"
+
 // Default returns a registry with every built-in scheduler. Adding a
-// scheduler is one file and one line here.
+// scheduler is one file and one line here; a scheduler that reads an
+// arbitration table says so in its registration (NeedsTable).
 func Default() *Registry {
 	r := NewRegistry()
-	must(r.Register("rr", NewRR))
-	must(r.Register("rr_vl", NewRRVL))
-	must(r.Register("rr_burst", NewRRBurst))
-	must(r.Register("sbt", NewSBT))
-	must(r.Register("sbt_strict", NewSBTStrict))
-	must(r.Register("dtable", NewDTable))
+	must(r.Register("rr", Registration{New: NewRR}))
+	must(r.Register("rr_vl", Registration{New: NewRRVL}))
+	must(r.Register("rr_burst", Registration{New: NewRRBurst}))
+	must(r.Register("sbt", Registration{New: NewSBT}))
+	must(r.Register("sbt_strict", Registration{New: NewSBTStrict}))
+	must(r.Register("dtable", Registration{New: NewDTable, NeedsTable: true}))
 	return r
 }
 
-func must(err error) {
-	if err != nil {
-		panic(err)
-	}
-}
+func must(err error) { registry.Must(err) }

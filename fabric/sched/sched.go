@@ -13,14 +13,12 @@
 // after the fact that its pick could not send: Miss instead of Commit
 // (DecideFeedback).
 //
-// Imports: nothing of opasim's, the standard library only (no goroutines,
-// no wall clock, no RNG).
+// Imports: fabric/qos and registry only (no goroutines, no wall clock, no RNG).
 package sched
 
 import (
-	"fmt"
-	"sort"
-	"strings"
+	"github.com/opasim/opasim/fabric/qos"
+	"github.com/opasim/opasim/registry"
 )
 
 // Head describes the head packet of one VL at a decision.
@@ -86,12 +84,12 @@ func DecideFeedback(s Scheduler, heads []Head) (i int, hit bool) {
 	return i, hit
 }
 
-// SL describes one service level as the schedulers need it.
+// SL describes one service level as the schedulers need it (its SCs are
+// Config.SL2SC).
 type SL struct {
 	Name       string
-	SCs        []int // service channels of this SL, in SL2SC order
-	MTUCredits int   // per-SL MTU in credits (DTable charges this per transmission)
-	SBTWeight  int   // SBT weight (packets); the SBT column of seed 000 Table 10
+	MTUCredits int // per-SL MTU in credits (DTable charges this per transmission)
+	SBTWeight  int // SBT weight (packets); the SBT column of seed 000 Table 10
 }
 
 // Entry is one DTable arbitration table entry.
@@ -100,54 +98,50 @@ type Entry struct {
 	Weight int // credits
 }
 
-// Config is everything a scheduler may need; each scheduler reads what it uses.
+// Config is everything a scheduler may need; each scheduler reads what it
+// uses. The SL/SC/VL tables (SC2VL, SC2SL, SL2SC) are the run's qos.Tables.
 type Config struct {
 	NumVLs int
 	SLs    []SL
-	SC2SL  []int
-	SC2VL  []int
-	Table  []Entry // DTable arbitration table (seed 000 Table 6 / Table 10 form)
+	qos.Tables
+	Table []Entry // DTable arbitration table (seed 000 Table 6 / Table 10 form); see Registration.NeedsTable
 }
 
 // Factory builds a scheduler for one port.
 type Factory func(cfg Config) (Scheduler, error)
 
-// Registry maps scheduler names to factories. Build it explicitly with
-// NewRegistry or Default; registering a taken name is an error.
+// Registration is one scheduler of a Registry: its factory and what the
+// caller must put in its Config beyond the SL/SC/VL tables.
+type Registration struct {
+	New Factory
+	// NeedsTable: the scheduler reads Config.Table, the arbitration table,
+	// which the caller fills in before New (fabric derives it from
+	// qos.dtable, or takes the table qos.dtable_file names).
+	NeedsTable bool
+}
+
+// Registry maps scheduler names to registrations (Register, Names, Has,
+// Get). Build it explicitly with NewRegistry or Default; registering a
+// taken name is an error.
 type Registry struct {
-	factories map[string]Factory
+	*registry.Registry[Registration]
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{factories: map[string]Factory{}} }
+func NewRegistry() *Registry { return &Registry{registry.New[Registration]("scheduler")} }
 
-// Register adds a factory under name.
-func (r *Registry) Register(name string, f Factory) error {
-	if _, ok := r.factories[name]; ok {
-		return fmt.Errorf("scheduler %q is already registered", name)
-	}
-	r.factories[name] = f
-	return nil
+// NeedsTable reports whether the scheduler called name reads
+// Config.Table (false for an unknown name).
+func (r *Registry) NeedsTable(name string) bool {
+	reg, err := r.Get(name)
+	return err == nil && reg.NeedsTable
 }
-
-// Names lists the registered names, sorted.
-func (r *Registry) Names() []string {
-	names := make([]string, 0, len(r.factories))
-	for n := range r.factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Has reports whether name is registered.
-func (r *Registry) Has(name string) bool { _, ok := r.factories[name]; return ok }
 
 // New builds the scheduler called name.
 func (r *Registry) New(name string, cfg Config) (Scheduler, error) {
-	f, ok := r.factories[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown scheduler %q (known: %s)", name, strings.Join(r.Names(), ", "))
+	reg, err := r.Get(name)
+	if err != nil {
+		return nil, err
 	}
-	return f(cfg)
+	return reg.New(cfg)
 }

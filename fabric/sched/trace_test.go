@@ -1,6 +1,10 @@
 package sched
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/opasim/opasim/fabric/qos"
+)
 
 // traceConfig is small enough to follow by hand: SL A owns SC0/SC1 on
 // VL0/VL1, SL B owns SC2 on VL2, SL C owns SC3 on VL3. SBT weights 2/1/1
@@ -10,13 +14,12 @@ func traceConfig() Config {
 	return Config{
 		NumVLs: 4,
 		SLs: []SL{
-			{Name: "A", SCs: []int{0, 1}, MTUCredits: 1, SBTWeight: 2},
-			{Name: "B", SCs: []int{2}, MTUCredits: 2, SBTWeight: 1},
-			{Name: "C", SCs: []int{3}, MTUCredits: 3, SBTWeight: 1},
+			{Name: "A", MTUCredits: 1, SBTWeight: 2},
+			{Name: "B", MTUCredits: 2, SBTWeight: 1},
+			{Name: "C", MTUCredits: 3, SBTWeight: 1},
 		},
-		SC2SL: []int{0, 0, 1, 2},
-		SC2VL: []int{0, 1, 2, 3},
-		Table: []Entry{{0, 2}, {1, 3}, {0, 1}, {2, 2}},
+		Tables: qos.NewTables([][]int{{0, 1}, {2}, {3}}, []int{0, 1, 2, 3}),
+		Table:  []Entry{{0, 2}, {1, 3}, {0, 1}, {2, 2}},
 	}
 }
 

@@ -14,5 +14,5 @@
 // ChannelLoads computes every link's load and the saturation bound of a
 // traffic matrix. docs/topologies.md describes port layouts and rules.
 //
-// Imports: nothing of opasim's. No goroutines, no RNG.
+// Imports: fabric/qos (the SL/SC tables dor reads) and registry only. No goroutines, no RNG.
 package topo

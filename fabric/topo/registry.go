@@ -3,17 +3,11 @@ package topo
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
-)
 
-// SCTables are the service-channel tables a router may need (seed 000
-// section 2.1, Table 7): SL2SC[sl] lists the SCs of SL sl, SC2SL[sc] is the
-// SL of SC sc.
-type SCTables struct {
-	SL2SC [][]int
-	SC2SL []int
-}
+	"github.com/opasim/opasim/fabric/qos"
+	"github.com/opasim/opasim/registry"
+)
 
 // RoutingOptions tune a routing; the zero value is every routing's
 // default. Only dor reads them (Ties: TieRules(), TrunkSelect:
@@ -35,69 +29,45 @@ func (o RoutingOptions) Validate() error {
 	return nil
 }
 
-// RouterFactory builds a router for topology t.
-type RouterFactory func(t *Topology, sc SCTables, o RoutingOptions) (Router, error)
+// RouterFactory builds a router for topology t; sc are the SL/SC tables
+// (dor's dateline moves a packet to the second SC of its SL).
+type RouterFactory func(t *Topology, sc qos.Tables, o RoutingOptions) (Router, error)
 
-// Registry maps routing names to factories. Build it explicitly with
-// NewRegistry or DefaultRegistry; registering a taken name is an error.
+// Registry maps routing names to factories (Register, Names, Has, Get).
+// Build it explicitly with NewRegistry or DefaultRegistry; registering a
+// taken name is an error.
 type Registry struct {
-	factories map[string]RouterFactory
+	*registry.Registry[RouterFactory]
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{factories: map[string]RouterFactory{}} }
+func NewRegistry() *Registry { return &Registry{registry.New[RouterFactory]("routing")} }
 
 // DefaultRegistry returns a registry with every built-in routing: "direct"
 // (single switch), "dor" (tori) and "updown" (k-ary n-trees). Adding a
 // routing is one file and one line here.
 func DefaultRegistry() *Registry {
 	r := NewRegistry()
-	must(r.Register("direct", func(t *Topology, _ SCTables, _ RoutingOptions) (Router, error) { return NewDirect(t) }))
-	must(r.Register("dor", func(t *Topology, sc SCTables, o RoutingOptions) (Router, error) {
+	must(r.Register("direct", func(t *Topology, _ qos.Tables, _ RoutingOptions) (Router, error) { return NewDirect(t) }))
+	must(r.Register("dor", func(t *Topology, sc qos.Tables, o RoutingOptions) (Router, error) {
 		return NewDOR(t, t.Dims, sc.SL2SC, sc.SC2SL, o)
 	}))
-	must(r.Register("updown", func(t *Topology, _ SCTables, _ RoutingOptions) (Router, error) { return NewUpDown(t) }))
+	must(r.Register("updown", func(t *Topology, _ qos.Tables, _ RoutingOptions) (Router, error) { return NewUpDown(t) }))
 	return r
 }
 
-func must(err error) {
-	if err != nil {
-		panic(err)
-	}
-}
-
-// Register adds a factory under name.
-func (r *Registry) Register(name string, f RouterFactory) error {
-	if _, ok := r.factories[name]; ok {
-		return fmt.Errorf("routing %q is already registered", name)
-	}
-	r.factories[name] = f
-	return nil
-}
-
-// Names lists the registered names, sorted.
-func (r *Registry) Names() []string {
-	names := make([]string, 0, len(r.factories))
-	for n := range r.factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Has reports whether name is registered.
-func (r *Registry) Has(name string) bool { _, ok := r.factories[name]; return ok }
+func must(err error) { registry.Must(err) }
 
 // New builds the routing called name for t with its default options.
-func (r *Registry) New(name string, t *Topology, sc SCTables) (Router, error) {
+func (r *Registry) New(name string, t *Topology, sc qos.Tables) (Router, error) {
 	return r.NewWith(name, t, sc, RoutingOptions{})
 }
 
 // NewWith builds the routing called name for t with options o.
-func (r *Registry) NewWith(name string, t *Topology, sc SCTables, o RoutingOptions) (Router, error) {
-	f, ok := r.factories[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown routing %q (known: %s)", name, strings.Join(r.Names(), ", "))
+func (r *Registry) NewWith(name string, t *Topology, sc qos.Tables, o RoutingOptions) (Router, error) {
+	f, err := r.Get(name)
+	if err != nil {
+		return nil, err
 	}
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("routing %s: %w", name, err)

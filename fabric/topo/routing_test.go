@@ -3,11 +3,13 @@ package topo
 import (
 	"fmt"
 	"testing"
+
+	"github.com/opasim/opasim/fabric/qos"
 )
 
 // paperSC are seed 000 Table 7's SL2SC and SC2SL; paperSC2VL its SC2VL.
 var (
-	paperSC = SCTables{
+	paperSC = qos.Tables{
 		SL2SC: [][]int{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}},
 		SC2SL: []int{0, 0, 1, 1, 2, 2, 3, 3, 4, 4},
 	}
