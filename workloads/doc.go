@@ -22,17 +22,19 @@ import "github.com/opasim/opasim/clock"
 //
 // The contract:
 //
-//   - Next is the cycle of the next message: never earlier than the cycle
-//     of the message Pop last returned. It is clock.Never when the source
-//     has nothing to send until it is told of a delivery (or nothing ever).
-//     Next draws nothing and changes nothing: calling it any number of
-//     times gives the same answer and leaves the source as it was.
+//   - Next is the cycle of the next message, or clock.Never when the
+//     source has nothing to send until it is told of a delivery (or
+//     nothing ever). Next draws nothing and changes nothing: calling it any
+//     number of times gives the same answer and leaves the source as it
+//     was.
 //   - Pop(now) returns the next message if its cycle is at most now, and
 //     moves past it; otherwise it returns false and changes nothing. Every
 //     random draw for a message (its destination, its size, the cycle of
 //     the message after it) happens in Pop, in that order, so a run
 //     repeats draw for draw. The NIC pops at the cycle Next gave, every
-//     message due then; a message's cycle is when it was generated.
+//     message due then; popped so, messages come in the order of their
+//     cycles (Message.At, when each was generated), and Next is never
+//     earlier than the last one's.
 //   - Delivered(msg, at) tells the source that message msg, sent to the
 //     NIC by msg.Src(), has arrived there whole (its last flit) in cycle
 //     at. The NIC calls it in the cycle at, after that cycle's generation;

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -36,13 +37,25 @@ func PaperMix() Scenario {
 	}}
 }
 
-// ScenarioNames lists the known scenarios.
-func ScenarioNames() []string { return []string{"paper-mix"} }
+var scenarios = map[string]func() Scenario{
+	"paper-mix": PaperMix,
+}
+
+// ScenarioNames lists the known scenarios, sorted.
+func ScenarioNames() []string {
+	names := make([]string, 0, len(scenarios))
+	for n := range scenarios {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
 
 // LookupScenario returns the scenario called name.
 func LookupScenario(name string) (Scenario, error) {
-	if name == "paper-mix" {
-		return PaperMix(), nil
+	f, ok := scenarios[name]
+	if !ok {
+		return Scenario{}, fmt.Errorf("unknown traffic scenario %q (known: %s)", name, strings.Join(ScenarioNames(), ", "))
 	}
-	return Scenario{}, fmt.Errorf("unknown traffic scenario %q (known: %s)", name, strings.Join(ScenarioNames(), ", "))
+	return f(), nil
 }
