@@ -3,6 +3,7 @@ package fabric
 import (
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/workloads"
 )
 
 // What the whole-network tests (package fabric_test, which run networks
@@ -40,18 +41,25 @@ func InputPushback(n *Network, sw int) (full, of int, fullest float64) {
 // TraceDeliveries makes nic call f with every packet it receives.
 func TraceDeliveries(nic *NIC, f func(messages.Packet)) { nic.trace = f }
 
+// silent is a source that never sends.
+type silent struct{}
+
+func (silent) Next() clock.Cycle                          { return clock.Never }
+func (silent) Pop(clock.Cycle) (workloads.Message, bool)  { return workloads.Message{}, false }
+func (silent) Delivered(workloads.MessageID, clock.Cycle) {}
+
 // Silence stops nic from generating traffic of its own.
 func Silence(nic *NIC) {
-	for sl := range nic.nextGen {
-		nic.nextGen[sl] = clock.Never
-	}
+	nic.src = silent{}
 	nic.tm = nil
 }
 
 // SendAt queues a message of flits flits of SL sl for NIC dst on nic at
-// cycle t, which nic starts sending at t.
+// cycle t, which nic starts sending at t. Its ID is unique: it takes the
+// number the NIC's next packet would have.
 func SendAt(nic *NIC, sl, dst int, flits int32, t clock.Cycle) {
-	nic.enqueue(sl, dst, flits, t)
+	id := workloads.NewMessageID(nic.index, nic.seq+1)
+	nic.enqueue(workloads.Message{ID: id, At: t, SL: sl, Dst: dst, Flits: int(flits)}, t)
 	nic.at(t, nicSend)
 }
 

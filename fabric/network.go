@@ -56,7 +56,7 @@ func Build(cfg Config, reg *sched.Registry) (*Network, error) { return BuildWith
 
 // BuildWith is Build with the contents of the files cfg names.
 func BuildWith(cfg Config, reg *sched.Registry, in Inputs) (*Network, error) {
-	p, pattern, err := prepare(cfg, reg, in)
+	p, traffic, err := prepare(cfg, reg, in)
 	if err != nil {
 		return nil, err
 	}
@@ -65,14 +65,14 @@ func BuildWith(cfg Config, reg *sched.Registry, in Inputs) (*Network, error) {
 	if n.Window == 0 {
 		n.Window = clock.Cycle(cfg.MaxWindow())
 	}
-	n.build(pattern)
+	n.build(traffic)
 	return n, nil
 }
 
 // prepare validates cfg and derives what every component shares: the
-// parameters (topology, routing, allocator, scheduler) and the traffic
-// pattern. Components can be built from them alone (the component tests).
-func prepare(cfg Config, reg *sched.Registry, in Inputs) (*params, workloads.Pattern, error) {
+// parameters (topology, routing, allocator, scheduler) and the traffic.
+// Components can be built from them alone (the component tests).
+func prepare(cfg Config, reg *sched.Registry, in Inputs) (*params, *workloads.Traffic, error) {
 	if err := cfg.Validate(reg); err != nil {
 		return nil, nil, err
 	}
@@ -108,12 +108,11 @@ func prepare(cfg Config, reg *sched.Registry, in Inputs) (*params, workloads.Pat
 	if _, err := reg.New(cfg.QoS.Scheduler, p.schedCfg); err != nil {
 		return nil, nil, fmt.Errorf("qos.scheduler: %w", err)
 	}
-	pattern, err := workloads.NewPattern(cfg.Traffic.Pattern, workloads.Options{
-		HotSpot: cfg.Traffic.HotSpot, HotSpotPercent: cfg.Traffic.HotSpotPercent})
+	traffic, err := newTraffic(p.cfg, t.NumNICs())
 	if err != nil {
-		return nil, nil, fmt.Errorf("traffic.pattern: %w", err)
+		return nil, nil, err
 	}
-	return p, pattern, nil
+	return p, traffic, nil
 }
 
 // checkCentralLanes checks that a central buffer can reserve the exclusive
@@ -185,7 +184,7 @@ func (n *Network) add(c Component) {
 	n.Comps = append(n.Comps, c)
 }
 
-func (n *Network) build(pattern workloads.Pattern) {
+func (n *Network) build(traffic *workloads.Traffic) {
 	p, t := n.p, n.Topology
 	l := newLayout(t)
 	sls := len(p.cfg.QoS.SLs)
@@ -194,7 +193,7 @@ func (n *Network) build(pattern workloads.Pattern) {
 		if sw := t.NICPort[i].Switch; nicStats[sw] == nil {
 			nicStats[sw] = NewStats(sls)
 		}
-		nic := newNIC(p, l.nic(i), i, nicStats[t.NICPort[i].Switch], pattern, l.nicLinks(p, i))
+		nic := newNIC(p, l.nic(i), i, nicStats[t.NICPort[i].Switch], traffic.Source(i), l.nicLinks(p, i))
 		n.NICs = append(n.NICs, nic)
 		n.add(nic)
 	}

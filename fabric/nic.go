@@ -1,8 +1,6 @@
 package fabric
 
 import (
-	"math/rand/v2"
-
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/messages"
@@ -17,24 +15,22 @@ const (
 	nicUnits
 )
 
-// NIC is an endpoint (MODEL.md section 1): it generates messages, segments
-// them into packets of at most the SL's MTU, queues them per SL in an
-// application queue (all SLs' queues together hold at most
+// NIC is an endpoint (MODEL.md section 1): it takes the messages its
+// source (package workloads) offers, segments them into packets of at most
+// the SL's MTU, queues them per SL in an application queue (all SLs' queues together hold at most
 // traffic.max_queued_packets; a message that does not fit is not queued
 // but counted as throttled), admits them into a bounded injection buffer
 // shared by the VLs, and sends one flit per cycle on its link, the VL chosen
-// by its output scheduler. It ejects what arrives at one flit per cycle and
-// returns the credits when each tail has been consumed.
+// by its output scheduler. It ejects what arrives at one flit per cycle,
+// returns the credits when each tail has been consumed, and tells its
+// source of every message that has arrived whole.
 type NIC struct {
 	core
 	p       *params
 	index   int
 	stats   *Stats
-	rng     *rand.Rand
-	pattern workloads.Pattern
-	sizes   []workloads.Sizes // per SL
-	procs   []workloads.Process
-	nextGen []clock.Cycle
+	src     workloads.Source
+	partial map[uint64]int32 // flits received of messages of several packets not yet whole
 
 	app      []fifo // per SL: packets not yet admitted
 	inj      []fifo // per VL: the injection buffer
@@ -74,12 +70,11 @@ type NIC struct {
 	FirstThrottle             clock.Cycle
 }
 
-// newNIC builds NIC index with its links: l.up is the switch input buffer
-// it sends into (its credits), l.down the output port that feeds it.
-func newNIC(p *params, id messages.CompID, index int, stats *Stats, pattern workloads.Pattern, l nicLinks) *NIC {
-	t := &p.cfg.Traffic
-	n := &NIC{core: newCore(id, int(nicUnits)), p: p, index: index, stats: stats, pattern: pattern,
-		rng:      workloads.NewRNG(p.cfg.Seed, uint64(index)),
+// newNIC builds NIC index with its source of messages and its links: l.up
+// is the switch input buffer it sends into (its credits), l.down the output
+// port that feeds it.
+func newNIC(p *params, id messages.CompID, index int, stats *Stats, src workloads.Source, l nicLinks) *NIC {
+	n := &NIC{core: newCore(id, int(nicUnits)), p: p, index: index, stats: stats, src: src,
 		app:      make([]fifo, len(p.slSCs)),
 		inj:      make([]fifo, p.vls),
 		injSpace: newSpace(p.vls, p.injCap, p.excl, p.maxVL),
@@ -89,24 +84,22 @@ func newNIC(p *params, id messages.CompID, index int, stats *Stats, pattern work
 		scNext: make([]int, len(p.slSCs)), injOf: make([]clock.Cycle, len(p.slSCs)), msgOf: make([]uint64, len(p.slSCs)),
 		digest: fnvOffset,
 	}
-	sizes := workloads.Sizes{Short: t.MessageFlits, ShortPercent: 100}
-	if t.ShortMessageFlits > 0 {
-		sizes = workloads.Sizes{Short: t.ShortMessageFlits, Long: t.LongMessageFlits, ShortPercent: t.ShortMessagePercent}
-	}
-	for i, sl := range p.cfg.QoS.SLs {
-		sz := sizes
-		if sl.MessageBytes > 0 {
-			b := p.cfg.Switch.BytesPerFlit
-			sz = workloads.Sizes{Short: (sl.MessageBytes + b - 1) / b, ShortPercent: 100}
-		}
-		n.sizes = append(n.sizes, sz)
-		rate := t.Load * sl.Share / sz.Mean()
-		proc := workloads.NewProcess(t.Process, rate)
-		n.procs = append(n.procs, proc)
-		n.nextGen = append(n.nextGen, proc.First(n.rng))
-		n.at(n.nextGen[i], nicGenerate)
-	}
+	n.startTimers()
 	return n
+}
+
+// startTimers sets the first generation timer: at the source's first
+// message, or, for a synthetic source, one at each SL's first message
+// earlier than all before it (workloads.Synthetic.FirstCycles), the timers
+// the NIC set when it drew its traffic itself.
+func (n *NIC) startTimers() {
+	if s, ok := n.src.(interface{ FirstCycles() []clock.Cycle }); ok {
+		for _, c := range s.FirstCycles() {
+			n.at(c, nicGenerate)
+		}
+		return
+	}
+	n.at(n.src.Next(), nicGenerate)
 }
 
 // Advance implements Component.
@@ -136,15 +129,17 @@ func (n *NIC) eval(unit int32, now clock.Cycle, out *Outbox) {
 	}
 }
 
+// generate takes every message the source has due now (none from
+// traffic.stop_cycle on) and sets the timer of the next.
 func (n *NIC) generate(now clock.Cycle) {
-	next := clock.Never
-	for sl := range n.procs {
-		for n.nextGen[sl] <= now && n.nextGen[sl] < n.p.stop {
-			n.newMessage(sl, now)
-			n.nextGen[sl] = n.procs[sl].Next(n.nextGen[sl], n.rng)
+	for now < n.p.stop {
+		m, ok := n.src.Pop(now)
+		if !ok {
+			break
 		}
-		next = clock.Min(next, n.nextGen[sl])
+		n.newMessage(m, now)
 	}
+	next := n.src.Next()
 	switch {
 	case next < n.p.stop:
 		n.at(next, nicGenerate)
@@ -168,12 +163,11 @@ func (n *NIC) dropBacklog() {
 	}
 }
 
-// newMessage generates a message of SL sl and queues it, unless the
-// application queues are full (traffic.max_queued_packets): then it is
-// offered but not queued, and counted as throttled.
-func (n *NIC) newMessage(sl int, now clock.Cycle) {
-	dst := n.pattern(n.index, n.p.topo.NumNICs(), n.rng)
-	flits := int32(n.sizes[sl].Draw(n.rng))
+// newMessage queues message m, generated now, unless the application
+// queues are full (traffic.max_queued_packets): then it is offered but not
+// queued, and counted as throttled.
+func (n *NIC) newMessage(m workloads.Message, now clock.Cycle) {
+	sl, flits := m.SL, int32(m.Flits)
 	queued := 0
 	for i := range n.app {
 		queued += n.app[i].Len()
@@ -190,17 +184,19 @@ func (n *NIC) newMessage(sl int, now clock.Cycle) {
 		}
 		return
 	}
-	n.enqueue(sl, dst, flits, now)
+	n.enqueue(m, now)
 }
 
-// enqueue segments a message of flits for NIC dst into the SL's
-// application queue.
-func (n *NIC) enqueue(sl, dst int, flits int32, now clock.Cycle) {
+// enqueue segments message m into its SL's application queue. Its packets
+// are numbered NIC << 40 | sequence, the sequence counting messages and
+// packets (the message takes a number too).
+func (n *NIC) enqueue(m workloads.Message, now clock.Cycle) {
+	sl, dst, flits := m.SL, m.Dst, int32(m.Flits)
 	scs := n.p.slSCs[sl]
 	sc := scs[n.scNext[sl]%len(scs)]
 	n.scNext[sl]++
 	n.seq++
-	msgID := uint64(n.index)<<40 | n.seq
+	msgID := uint64(m.ID)
 	if n.p.inWindow(now) {
 		n.stats.Offered[sl] += int64(flits)
 	}
@@ -303,9 +299,31 @@ func (n *NIC) receive(now clock.Cycle, out *Outbox) {
 		n.digest = fnvMix(n.digest, pk.ID, uint64(pk.Tail))
 		out.Send(messages.Msg{Kind: messages.KindCredit, At: now + 1 + n.p.fly, Dst: n.dnComp, Src: n.id,
 			VL: int32(pk.VL), Count: pk.Credits})
+		n.arrived(pk, now)
 	}
 	if n.rx.Len() > 0 {
 		n.at(n.rx.Front().TailAvail, nicReceive)
+	}
+}
+
+// arrived counts packet pk into its message and, when the message is whole,
+// tells the source, which may then have a message to send (from the next
+// cycle on).
+func (n *NIC) arrived(pk *messages.Packet, now clock.Cycle) {
+	if pk.Flits < pk.MsgFlits {
+		if n.partial == nil {
+			n.partial = map[uint64]int32{}
+		}
+		got := n.partial[pk.Msg] + pk.Flits
+		if got < pk.MsgFlits {
+			n.partial[pk.Msg] = got
+			return
+		}
+		delete(n.partial, pk.Msg)
+	}
+	n.src.Delivered(workloads.MessageID(pk.Msg), now)
+	if next := n.src.Next(); next < n.p.stop {
+		n.at(clock.Max(next, now+1), nicGenerate)
 	}
 }
 

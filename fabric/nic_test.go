@@ -1,11 +1,13 @@
 package fabric
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/workloads"
 )
 
 // NIC timing (Default(): FLY 8, 16-flit MTU for every SL of Table 7, 4
@@ -20,22 +22,28 @@ import (
 // benchNIC builds NIC 0 alone, generating nothing by itself.
 func benchNIC(t *testing.T, edit func(*Config)) *NIC {
 	t.Helper()
+	return benchNICWith(t, edit, silent{})
+}
+
+// benchNICWith builds NIC 0 alone with source src.
+func benchNICWith(t *testing.T, edit func(*Config), src workloads.Source) *NIC {
+	t.Helper()
 	cfg := Default()
 	cfg.Warmup = 0
 	if edit != nil {
 		edit(&cfg)
 	}
-	p, pattern, err := prepare(cfg, sched.Default(), Inputs{})
+	p, _, err := prepare(cfg, sched.Default(), Inputs{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := newNIC(p, benchSelf, 0, NewStats(len(cfg.QoS.SLs)), pattern,
+	return newNIC(p, benchSelf, 0, NewStats(len(cfg.QoS.SLs)), src,
 		nicLinks{up: link{wired: true, comp: benchMPort, slot: 2, credits: p.inCap}, down: benchOut})
-	for sl := range n.nextGen {
-		n.nextGen[sl] = clock.Never
-	}
-	n.tm = nil
-	return n
+}
+
+// message is message seq of NIC 0: flits flits of SL sl for NIC dst.
+func message(seq uint64, sl, dst, flits int) workloads.Message {
+	return workloads.Message{ID: workloads.NewMessageID(0, seq), SL: sl, Dst: dst, Flits: flits}
 }
 
 // toSwitch is the packet message a NIC sends at cycle for packet id of
@@ -72,7 +80,7 @@ func TestNICSegmentation(t *testing.T) {
 					c.QoS.SLs[tc.sl].MTUBytes = tc.mtu
 				}
 			})
-			n.enqueue(tc.sl, 5, tc.flits, 10)
+			n.enqueue(message(1, tc.sl, 5, int(tc.flits)), 10)
 			n.at(10, nicSend)
 			got := drive(n, 1000)
 			expectSent(t, got, tc.want)
@@ -103,7 +111,7 @@ func TestNICSegmentation(t *testing.T) {
 // delay them.
 func TestNICCreditStall(t *testing.T) {
 	n := benchNIC(t, nil)
-	n.enqueue(0, 5, 80, 10)
+	n.enqueue(message(1, 0, 5, 80), 10)
 	n.at(10, nicSend)
 	credit := func(at clock.Cycle) messages.Msg {
 		return messages.Msg{Kind: messages.KindCredit, At: at, Dst: benchSelf, Src: benchMPort, VL: 0, Count: 4}
@@ -124,7 +132,7 @@ func TestNICCreditStall(t *testing.T) {
 // frees its space the cycle after and admits the next.
 func TestNICAdmission(t *testing.T) {
 	n := benchNIC(t, nil)
-	n.enqueue(0, 5, 80, 10)
+	n.enqueue(message(1, 0, 5, 80), 10)
 	n.at(10, nicSend)
 	var out Outbox
 	for _, step := range []struct {
@@ -144,8 +152,8 @@ func TestNICAdmission(t *testing.T) {
 // scheduler starts with SL 0 (none sent yet), then SL 2 at 26.
 func TestNICScheduler(t *testing.T) {
 	n := benchNIC(t, nil)
-	n.enqueue(2, 5, 16, 10)
-	n.enqueue(0, 6, 16, 10)
+	n.enqueue(message(1, 2, 5, 16), 10)
+	n.enqueue(message(2, 0, 6, 16), 10)
 	n.at(10, nicSend)
 	expectSent(t, drive(n, 1000), []sent{toSwitch(10, 4, 0, 16), toSwitch(26, 2, 4, 16)})
 }
@@ -172,5 +180,51 @@ func TestNICLinks(t *testing.T) {
 	if n.upComp != benchMPort || n.upSlot != 2 || n.dnComp != benchOut || n.down.FreeCredits() != 64 {
 		t.Errorf("up %d slot %d, down %d, %d credits; want %d, 2, %d, 64", n.upComp, n.upSlot, n.dnComp, n.down.FreeCredits(),
 			benchMPort, benchOut)
+	}
+}
+
+// TestNICReplies: a NIC tells its source of each message that has arrived
+// whole, and sends what the source then has due. The reply source answers
+// NIC 9's 32-flit message (two packets, tails at 215 and 231) once both
+// have arrived: the answer is due at 232 and leaves then, 16 flits of SL 1
+// on its first SC (2), for NIC 9. NIC 7's one-packet message (tail 300) is
+// answered at 301 on SL 1's second SC (3). Told nothing, the source sends
+// nothing; from traffic.stop_cycle on, nothing is generated.
+func TestNICReplies(t *testing.T) {
+	credit := func(at clock.Cycle) sent {
+		return sent{cycle: at, m: messages.Msg{Kind: messages.KindCredit, At: at + 9, Dst: benchOut, Count: 4}}
+	}
+	from := func(src int, flits int32, head clock.Cycle) messages.Msg {
+		pk := messages.Packet{ID: uint64(head), Msg: uint64(workloads.NewMessageID(src, 1)), Src: int32(src), Flits: 16,
+			Credits: 4, MsgFlits: flits, Last: head != 200, Head: head, Tail: head + 15}
+		return messages.Msg{Kind: messages.KindPacket, At: head, Dst: benchSelf, Src: benchOut, Pkt: pk}
+	}
+	for _, tc := range []struct {
+		name string
+		stop int64
+		in   []messages.Msg
+		want []sent
+		dsts []int32
+	}{
+		{"told nothing", 0, nil, nil, nil},
+		{"two messages", 0, []messages.Msg{from(9, 32, 200), from(9, 32, 216), from(7, 16, 285)},
+			[]sent{credit(215), credit(231), toSwitch(232, 2, 2, 16), credit(300), toSwitch(301, 4, 3, 16)}, []int32{9, 7}},
+		{"stop at 250", 250, []messages.Msg{from(9, 32, 200), from(9, 32, 216), from(7, 16, 285)},
+			[]sent{credit(215), credit(231), toSwitch(232, 2, 2, 16), credit(300)}, []int32{9}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := benchNICWith(t, func(c *Config) { c.Traffic.StopCycle = tc.stop }, workloads.NewReply(0, 1, 16, 1))
+			got := drive(n, 1000, tc.in...)
+			expectSent(t, got, tc.want)
+			var dsts []int32
+			for _, s := range got {
+				if s.m.Kind == messages.KindPacket {
+					dsts = append(dsts, s.m.Pkt.Dst)
+				}
+			}
+			if fmt.Sprint(dsts) != fmt.Sprint(tc.dsts) {
+				t.Errorf("replies to NICs %v, want %v", dsts, tc.dsts)
+			}
+		})
 	}
 }

@@ -1,8 +1,57 @@
-// Package workloads generates traffic: synthetic destination patterns
-// (seed 000 section 4.2, seed 001 section 3.3.1) and generation processes
-// (Bernoulli, CBR, short/long message mixes). Every random choice draws from
-// a generator the caller owns, derived from the run's seed and the NIC's
-// number, so results do not depend on scheduling.
+// Package workloads owns traffic: what each NIC offers to the network and
+// when. It holds the synthetic destination patterns (seed 000 section 4.2,
+// seed 001 section 3.3.1), the generation processes (Bernoulli, CBR), the
+// message sizes (one size, seed 002's short/long mix, or a size per SL), the
+// named traffic scenarios (seed 000's paper mix), and the Source that puts
+// them together for one NIC. A NIC (package fabric) asks its Source for its
+// next message and keeps only what happens to it after: segmentation into
+// packets, the application queues and their bound, injection, reception.
 //
-// Imports: clock only.
+// Every random choice draws from a generator the source owns, derived from
+// the run's seed and the NIC's number (NewRNG), so results do not depend on
+// scheduling, on the engine or on the other NICs.
+//
+// Imports: clock only (and the standard library).
 package workloads
+
+import "github.com/opasim/opasim/clock"
+
+// Source yields the messages one NIC offers, one at a time, in the order
+// it offers them. The NIC that owns it is its only caller: a Source is
+// single-threaded, like the NIC.
+//
+// The contract:
+//
+//   - Next is the cycle of the next message, or clock.Never when the
+//     source has nothing to send until it is told of a delivery (or
+//     nothing ever). Next draws nothing and changes nothing: calling it any
+//     number of times gives the same answer and leaves the source as it
+//     was.
+//   - Pop(now) returns the next message if its cycle is at most now, and
+//     moves past it; otherwise it returns false and changes nothing. Every
+//     random draw for a message (its destination, its size, the cycle of
+//     the message after it) happens in Pop, in that order, so a run
+//     repeats draw for draw. The NIC pops at the cycle Next gave, every
+//     message due then; popped so, messages come in the order of their
+//     cycles (Message.At, when each was generated), and Next is never
+//     earlier than the last one's.
+//   - Delivered(msg, at) tells the source that message msg, sent to the
+//     NIC by msg.Src(), has arrived there whole (its last flit) in cycle
+//     at. The NIC calls it in the cycle at, after that cycle's generation;
+//     a source it makes ready must give a Next after at (the NIC generates
+//     no earlier than at+1). A source that ignores deliveries does nothing.
+//   - The messages' IDs (Message.ID) are unique in a run and never 0:
+//     NewMessageID of the NIC's number and the message's number at the
+//     NIC, counted from 1.
+//   - A source is deterministic: the same construction (seed, NIC number,
+//     parameters) and the same calls give the same messages.
+//
+// Synthetic sources (Traffic.Source) offer the configured traffic and
+// ignore deliveries; Reply sources answer every message delivered to them,
+// and stay silent until one is: the shape of the trace replay to come,
+// where a message may wait for others to arrive.
+type Source interface {
+	Next() clock.Cycle
+	Pop(now clock.Cycle) (Message, bool)
+	Delivered(msg MessageID, at clock.Cycle)
+}
