@@ -129,7 +129,7 @@ func checkCentralLanes(cfg *Config, classes int) error {
 		return nil
 	}
 	var p Problems
-	p.add("switch.central_buffer_flits", s.CentralBufferFlits, fmt.Sprintf(
+	p.NotAllowed("switch.central_buffer_flits", s.CentralBufferFlits, fmt.Sprintf(
 		"with switch.central_classes %s this topology gives each central buffer %d lanes (%d link classes x %d VLs); "+
 			"reserving switch.exclusive_vl_flits=%d for each and taking the largest packet needs at least %d flits "+
 			"(seed 000's buffers, --traffic paper-mix, have 8192; switch.central_classes: vl fits but can deadlock this topology)",

@@ -7,23 +7,13 @@ import (
 
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
+	"github.com/opasim/opasim/problem"
 	"github.com/opasim/opasim/workloads"
 )
 
-// Problems collects every validation problem; it is an error when non-empty.
-type Problems []string
-
-func (p Problems) Error() string { return strings.Join(p, "\n") }
-
-func (p *Problems) add(field string, value any, allowed string) {
-	*p = append(*p, fmt.Sprintf("%s: %v is not allowed: %s", field, value, allowed))
-}
-
-func (p *Problems) atLeast(field string, v, min int64) {
-	if v < min {
-		p.add(field, v, fmt.Sprintf("must be at least %d", min))
-	}
-}
+// Problems collects every validation problem (problem.List: it is an
+// error when non-empty).
+type Problems = problem.List
 
 // Validate returns every problem at once, each naming the field, the value
 // and what is allowed; nil when the config is usable. schedulers are the
@@ -45,49 +35,49 @@ func (c *Config) Validate(schedulers *sched.Registry) error {
 }
 
 func (c *Config) validateRun(p *Problems) {
-	p.atLeast("cycles", c.Cycles, 1)
+	p.AtLeast("cycles", c.Cycles, 1)
 	if c.Warmup < 0 || c.Warmup >= c.Cycles {
-		p.add("warmup", c.Warmup, fmt.Sprintf("must be in [0, cycles=%d)", c.Cycles))
+		p.NotAllowed("warmup", c.Warmup, fmt.Sprintf("must be in [0, cycles=%d)", c.Cycles))
 	}
-	p.atLeast("watchdog_cycles", c.WatchdogCycles, 0)
-	p.atLeast("memory_budget_mb", c.MemoryBudget, 0)
-	p.atLeast("series_cycles", c.SeriesCycles, 0)
+	p.AtLeast("watchdog_cycles", c.WatchdogCycles, 0)
+	p.AtLeast("memory_budget_mb", c.MemoryBudget, 0)
+	p.AtLeast("series_cycles", c.SeriesCycles, 0)
 	if c.Engine != "actors" && c.Engine != "sequential" {
-		p.add("engine", fmt.Sprintf("%q", c.Engine), "must be one of: actors, sequential")
+		p.NotAllowed("engine", fmt.Sprintf("%q", c.Engine), "must be one of: actors, sequential")
 	}
 	if c.Window < 0 || c.Window > c.MaxWindow() {
-		p.add("window", c.Window, fmt.Sprintf("must be in [0, %d] (0 = the largest, the minimum latency between components)", c.MaxWindow()))
+		p.NotAllowed("window", c.Window, fmt.Sprintf("must be in [0, %d] (0 = the largest, the minimum latency between components)", c.MaxWindow()))
 	}
 }
 
 func (c *Config) validateTopology(p *Problems) {
 	t := &c.Topology
 	if t.DORTies != "" && !contains(topo.TieRules(), t.DORTies) {
-		p.add("topology.dor_ties", fmt.Sprintf("%q", t.DORTies), "must be one of: "+strings.Join(topo.TieRules(), ", "))
+		p.NotAllowed("topology.dor_ties", fmt.Sprintf("%q", t.DORTies), "must be one of: "+strings.Join(topo.TieRules(), ", "))
 	}
 	if t.TrunkSelect != "" && !contains(topo.TrunkSelects(), t.TrunkSelect) {
-		p.add("topology.trunk_select", fmt.Sprintf("%q", t.TrunkSelect), "must be one of: "+strings.Join(topo.TrunkSelects(), ", "))
+		p.NotAllowed("topology.trunk_select", fmt.Sprintf("%q", t.TrunkSelect), "must be one of: "+strings.Join(topo.TrunkSelects(), ", "))
 	}
 	if t.Preset != "" {
 		if _, err := topo.LookupPreset(t.Preset); err != nil {
-			p.add("topology.preset", fmt.Sprintf("%q", t.Preset), "must be one of: "+strings.Join(topo.PresetNames(), ", "))
+			p.NotAllowed("topology.preset", fmt.Sprintf("%q", t.Preset), "must be one of: "+strings.Join(topo.PresetNames(), ", "))
 		}
 		return
 	}
 	switch t.Kind {
 	case "single_switch":
 		if t.Ports < 8 || t.Ports%PortsPerMPort != 0 || t.Ports > 1<<20 {
-			p.add("topology.ports", t.Ports, "must be a multiple of 4 in [8, 1048576] (MPorts of 4 ports, at least two MPorts)")
+			p.NotAllowed("topology.ports", t.Ports, "must be a multiple of 4 in [8, 1048576] (MPorts of 4 ports, at least two MPorts)")
 		}
 	case "torus", "tree":
 		if err := c.TopologySpec().Check(); err != nil {
-			p.add("topology", t.Kind, err.Error())
+			p.NotAllowed("topology", t.Kind, err.Error())
 		}
 	default:
-		p.add("topology.kind", fmt.Sprintf("%q", t.Kind), "must be one of: single_switch, torus, tree")
+		p.NotAllowed("topology.kind", fmt.Sprintf("%q", t.Kind), "must be one of: single_switch, torus, tree")
 	}
 	if t.Routing != "" && !topo.DefaultRegistry().Has(t.Routing) {
-		p.add("topology.routing", fmt.Sprintf("%q", t.Routing), "must be one of: "+strings.Join(topo.DefaultRegistry().Names(), ", "))
+		p.NotAllowed("topology.routing", fmt.Sprintf("%q", t.Routing), "must be one of: "+strings.Join(topo.DefaultRegistry().Names(), ", "))
 	}
 }
 
@@ -105,17 +95,17 @@ func (c *Config) validateSwitch(p *Problems) {
 		{"switch.central_speedup", s.CentralSpeedup, 1},
 		{"nic.injection_buffer_flits", c.NIC.InjectionBufferFlits, 1}, {"nic.receive_buffer_flits", c.NIC.ReceiveBufferFlits, 1},
 	} {
-		p.atLeast(f.name, int64(f.v), int64(f.min))
+		p.AtLeast(f.name, int64(f.v), int64(f.min))
 	}
 	if s.VLs < 1 || s.VLs > 32 {
-		p.add("switch.vls", s.VLs, "must be in [1, 32]")
+		p.NotAllowed("switch.vls", s.VLs, "must be in [1, 32]")
 	}
 	if _, err := lookupAllocator(s.Allocator); err != nil {
-		p.add("switch.allocator", fmt.Sprintf("%q", s.Allocator), "must be one of: "+strings.Join(AllocatorNames(), ", "))
+		p.NotAllowed("switch.allocator", fmt.Sprintf("%q", s.Allocator), "must be one of: "+strings.Join(AllocatorNames(), ", "))
 	}
-	p.atLeast("switch.allocator_depth", int64(s.AllocatorDepth), 0)
+	p.AtLeast("switch.allocator_depth", int64(s.AllocatorDepth), 0)
 	if !contains(topo.CentralSchemes(), s.CentralClasses) {
-		p.add("switch.central_classes", s.CentralClasses, "must be one of: "+strings.Join(topo.CentralSchemes(), ", "))
+		p.NotAllowed("switch.central_classes", s.CentralClasses, "must be one of: "+strings.Join(topo.CentralSchemes(), ", "))
 	}
 	l := &s.Latency
 	for _, f := range []struct {
@@ -132,7 +122,7 @@ func (c *Config) validateSwitch(p *Problems) {
 			if f.name == "switch.latency.at" {
 				why += " (the request and the grant of an arbitration take at least one cycle each)"
 			}
-			p.add(f.name, f.v, why)
+			p.NotAllowed(f.name, f.v, why)
 		}
 	}
 }
@@ -140,21 +130,21 @@ func (c *Config) validateSwitch(p *Problems) {
 func (c *Config) validateQoS(p *Problems, schedulers *sched.Registry) {
 	q := &c.QoS
 	if !schedulers.Has(q.Scheduler) {
-		p.add("qos.scheduler", fmt.Sprintf("%q", q.Scheduler), "must be one of: "+strings.Join(schedulers.Names(), ", "))
+		p.NotAllowed("qos.scheduler", fmt.Sprintf("%q", q.Scheduler), "must be one of: "+strings.Join(schedulers.Names(), ", "))
 	}
 	derivesTable := schedulers.NeedsTable(q.Scheduler) && q.DTableFile == ""
 	if q.SchedulerView != "" && !contains(SchedulerViews(), q.SchedulerView) {
-		p.add("qos.scheduler_view", fmt.Sprintf("%q", q.SchedulerView), "must be one of: "+strings.Join(SchedulerViews(), ", "))
+		p.NotAllowed("qos.scheduler_view", fmt.Sprintf("%q", q.SchedulerView), "must be one of: "+strings.Join(SchedulerViews(), ", "))
 	}
 	if len(q.SLs) == 0 || len(q.SLs) > 32 {
-		p.add("qos.sls", len(q.SLs), "must list 1 to 32 service levels")
+		p.NotAllowed("qos.sls", len(q.SLs), "must list 1 to 32 service levels")
 	}
 	if len(q.SC2VL) == 0 || len(q.SC2VL) > 32 {
-		p.add("qos.sc2vl", len(q.SC2VL), "must map 1 to 32 service channels")
+		p.NotAllowed("qos.sc2vl", len(q.SC2VL), "must map 1 to 32 service channels")
 	}
 	for sc, vl := range q.SC2VL {
 		if vl < 0 || vl >= c.Switch.VLs {
-			p.add(fmt.Sprintf("qos.sc2vl[%d]", sc), vl, fmt.Sprintf("must be a VL in [0, %d)", c.Switch.VLs))
+			p.NotAllowed(fmt.Sprintf("qos.sc2vl[%d]", sc), vl, fmt.Sprintf("must be a VL in [0, %d)", c.Switch.VLs))
 		}
 	}
 	c.validateSLs(p, derivesTable)
@@ -170,68 +160,68 @@ func (c *Config) validateSLs(p *Problems, derivesTable bool) {
 	for i, sl := range q.SLs {
 		f := fmt.Sprintf("qos.sls[%d]", i)
 		if sl.Name == "" {
-			p.add(f+".name", `""`, "must be a non-empty name")
+			p.NotAllowed(f+".name", `""`, "must be a non-empty name")
 		}
 		if len(sl.SCs) == 0 {
-			p.add(f+".scs", "[]", "must list at least one SC")
+			p.NotAllowed(f+".scs", "[]", "must list at least one SC")
 		}
 		for _, sc := range sl.SCs {
 			if sc < 0 || sc >= len(q.SC2VL) {
-				p.add(f+".scs", sc, fmt.Sprintf("must be an SC in [0, %d) (the length of qos.sc2vl)", len(q.SC2VL)))
+				p.NotAllowed(f+".scs", sc, fmt.Sprintf("must be an SC in [0, %d) (the length of qos.sc2vl)", len(q.SC2VL)))
 			} else if o, taken := owner[sc]; taken {
-				p.add(f+".scs", sc, "SC already belongs to SL "+o+" (an SC carries one SL)")
+				p.NotAllowed(f+".scs", sc, "SC already belongs to SL "+o+" (an SC carries one SL)")
 			} else {
 				owner[sc] = sl.Name
 			}
 		}
 		if sl.MTUBytes < 0 {
-			p.add(f+".mtu_bytes", sl.MTUBytes, fmt.Sprintf("must be at least 1 (0 or absent: the default, %d)", DefaultMTUBytes))
+			p.NotAllowed(f+".mtu_bytes", sl.MTUBytes, fmt.Sprintf("must be at least 1 (0 or absent: the default, %d)", DefaultMTUBytes))
 		}
-		p.atLeast(f+".message_bytes", int64(sl.MessageBytes), 0)
+		p.AtLeast(f+".message_bytes", int64(sl.MessageBytes), 0)
 		if derivesTable {
-			p.atLeast(f+".distance", int64(sl.Distance), 1)
+			p.AtLeast(f+".distance", int64(sl.Distance), 1)
 		}
 		if sl.Share < 0 || sl.Share > 1 || math.IsNaN(sl.Share) {
-			p.add(f+".share", sl.Share, "must be in [0, 1]")
+			p.NotAllowed(f+".share", sl.Share, "must be in [0, 1]")
 		}
 		if sl.SBTWeight < 0 {
-			p.add(f+".sbt_weight", sl.SBTWeight, "must be at least 0")
+			p.NotAllowed(f+".sbt_weight", sl.SBTWeight, "must be at least 0")
 		}
 		sum += sl.Share
 	}
 	if len(q.SLs) > 0 && math.Abs(sum-1) > 1e-6 {
-		p.add("qos.sls[*].share", fmt.Sprintf("sum %.6g", sum), "the shares of the offered load must sum to 1")
+		p.NotAllowed("qos.sls[*].share", fmt.Sprintf("sum %.6g", sum), "the shares of the offered load must sum to 1")
 	}
 }
 
 func (c *Config) validateTraffic(p *Problems) {
 	t := &c.Traffic
 	if !contains(workloads.PatternNames(), t.Pattern) {
-		p.add("traffic.pattern", fmt.Sprintf("%q", t.Pattern), "must be one of: "+strings.Join(workloads.PatternNames(), ", "))
+		p.NotAllowed("traffic.pattern", fmt.Sprintf("%q", t.Pattern), "must be one of: "+strings.Join(workloads.PatternNames(), ", "))
 	}
 	if !(t.Load > 0 && t.Load <= 1) {
-		p.add("traffic.load", t.Load, "must be in (0, 1] flits/cycle/NIC")
+		p.NotAllowed("traffic.load", t.Load, "must be in (0, 1] flits/cycle/NIC")
 	}
 	if t.Process != "bernoulli" && t.Process != "cbr" {
-		p.add("traffic.process", fmt.Sprintf("%q", t.Process), "must be one of: bernoulli, cbr")
+		p.NotAllowed("traffic.process", fmt.Sprintf("%q", t.Process), "must be one of: bernoulli, cbr")
 	}
-	p.atLeast("traffic.message_flits", int64(t.MessageFlits), 1)
-	p.atLeast("traffic.max_queued_packets", int64(t.MaxQueuedPackets), 0)
+	p.AtLeast("traffic.message_flits", int64(t.MessageFlits), 1)
+	p.AtLeast("traffic.max_queued_packets", int64(t.MaxQueuedPackets), 0)
 	if t.ShortMessagePercent < 0 || t.ShortMessagePercent > 100 {
-		p.add("traffic.short_message_percent", t.ShortMessagePercent, "must be in [0, 100]")
+		p.NotAllowed("traffic.short_message_percent", t.ShortMessagePercent, "must be in [0, 100]")
 	}
 	if t.ShortMessagePercent < 100 || t.ShortMessageFlits != 0 || t.LongMessageFlits != 0 {
-		p.atLeast("traffic.short_message_flits", int64(t.ShortMessageFlits), 1)
-		p.atLeast("traffic.long_message_flits", int64(t.LongMessageFlits), 1)
+		p.AtLeast("traffic.short_message_flits", int64(t.ShortMessageFlits), 1)
+		p.AtLeast("traffic.long_message_flits", int64(t.LongMessageFlits), 1)
 	}
 	if n := c.NumNICs(); n > 0 && (t.HotSpot < 0 || t.HotSpot >= n) {
-		p.add("traffic.hot_spot", t.HotSpot, fmt.Sprintf("must be a NIC in [0, %d)", n))
+		p.NotAllowed("traffic.hot_spot", t.HotSpot, fmt.Sprintf("must be a NIC in [0, %d)", n))
 	}
 	if t.HotSpotPercent < 0 || t.HotSpotPercent > 100 {
-		p.add("traffic.hot_spot_percent", t.HotSpotPercent, "must be in [0, 100]")
+		p.NotAllowed("traffic.hot_spot_percent", t.HotSpotPercent, "must be in [0, 100]")
 	}
 	if t.StopCycle < 0 || t.StopCycle > c.Cycles {
-		p.add("traffic.stop_cycle", t.StopCycle, fmt.Sprintf("must be in [0, cycles=%d] (0: generate until the end)", c.Cycles))
+		p.NotAllowed("traffic.stop_cycle", t.StopCycle, fmt.Sprintf("must be in [0, cycles=%d] (0: generate until the end)", c.Cycles))
 	}
 }
 
@@ -242,10 +232,10 @@ func (c *Config) validateBuffers(p *Problems) {
 	maxPkt := c.credits(c.MaxPacketFlits())
 	excl, maxVL := c.credits(s.ExclusiveVLFlits), s.MaxVLFlits/s.FlitsPerCredit
 	if maxVL < maxPkt {
-		p.add("switch.max_vl_flits", s.MaxVLFlits, fmt.Sprintf("must hold the largest packet: at least %d flits", maxPkt*s.FlitsPerCredit))
+		p.NotAllowed("switch.max_vl_flits", s.MaxVLFlits, fmt.Sprintf("must hold the largest packet: at least %d flits", maxPkt*s.FlitsPerCredit))
 	}
 	if excl > maxVL {
-		p.add("switch.exclusive_vl_flits", s.ExclusiveVLFlits, fmt.Sprintf("must not exceed switch.max_vl_flits=%d", s.MaxVLFlits))
+		p.NotAllowed("switch.exclusive_vl_flits", s.ExclusiveVLFlits, fmt.Sprintf("must not exceed switch.max_vl_flits=%d", s.MaxVLFlits))
 	}
 	for _, b := range []struct {
 		name  string
@@ -257,7 +247,7 @@ func (c *Config) validateBuffers(p *Problems) {
 	} {
 		capC := b.flits / s.FlitsPerCredit
 		if need := excl*s.VLs + maxPkt - min(excl, maxPkt); capC < max(need, maxPkt) {
-			p.add(b.name, b.flits, fmt.Sprintf("must hold the exclusive space of %d VLs plus the largest packet: at least %d flits",
+			p.NotAllowed(b.name, b.flits, fmt.Sprintf("must hold the exclusive space of %d VLs plus the largest packet: at least %d flits",
 				s.VLs, max(need, maxPkt)*s.FlitsPerCredit))
 		}
 	}

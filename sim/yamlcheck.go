@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/opasim/opasim/problem"
 )
 
 // maxDepth is the deepest nesting of lists and mappings a config file may
@@ -24,9 +26,7 @@ const maxPathShown = 120
 // unknown keys, values of the wrong type, nesting too deep. Each entry
 // names the key path as the file writes it (qos.sls[2].mtu_bytes), its
 // line, and what is wrong; it is an error when non-empty.
-type KeyProblems []string
-
-func (p KeyProblems) Error() string { return strings.Join(p, "\n") }
+type KeyProblems = problem.List
 
 // checker walks a parsed YAML document against the Go type it is to be
 // decoded into, through the types' yaml tags, and collects the problems.
@@ -54,7 +54,7 @@ func checkDocument(doc *yaml.Node, t reflect.Type) error {
 		c.walk(doc.Content[0], t, "")
 	}
 	if c.more > 0 {
-		c.problems = append(c.problems, fmt.Sprintf("and %d more problems", c.more))
+		c.problems.Addf("", "and %d more problems", c.more)
 	}
 	if len(c.problems) == 0 {
 		return nil
@@ -92,7 +92,7 @@ func (c *checker) report(path string, line int, what string) {
 	if path == "" {
 		path = "top level"
 	}
-	c.problems = append(c.problems, fmt.Sprintf("%s (line %d): %s", shortenTo(path, maxPathShown), line, what))
+	c.problems.Addf(fmt.Sprintf("%s (line %d)", shortenTo(path, maxPathShown), line), "%s", what)
 }
 
 // walk checks node n, found at path, against type t.

@@ -103,8 +103,8 @@ func TestDecodeConfigAliasBomb(t *testing.T) {
 	err := DecodeConfig([]byte(b.String()), &cfg)
 	runtime.ReadMemStats(&after)
 	var kp KeyProblems
-	if !errors.As(err, &kp) || len(kp) != 11 || kp[0] != "qos.sc2vl[0] (line 2): a list is not an integer" ||
-		kp[10] != "bomb (line 3): unknown key; allowed keys: "+topKeys {
+	if !errors.As(err, &kp) || len(kp) != 11 || kp[0].Error() != "qos.sc2vl[0] (line 2): a list is not an integer" ||
+		kp[10].Error() != "bomb (line 3): unknown key; allowed keys: "+topKeys {
 		t.Errorf("got %q", err)
 	}
 	if mb := (after.TotalAlloc - before.TotalAlloc) >> 20; mb > 16 {
@@ -122,7 +122,7 @@ func TestDecodeConfigCapsProblems(t *testing.T) {
 	cfg := fabric.Default()
 	err := DecodeConfig([]byte(b.String()), &cfg)
 	var kp KeyProblems
-	if !errors.As(err, &kp) || len(kp) != maxReported+1 || kp[maxReported] != "and 980 more problems" {
+	if !errors.As(err, &kp) || len(kp) != maxReported+1 || kp[maxReported].Error() != "and 980 more problems" {
 		t.Errorf("got %v", err)
 	}
 }

@@ -1,12 +1,12 @@
 package dtable
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/problem"
 )
 
 // Correct applies the DTable bandwidth correction walk (seed 000 section
@@ -38,7 +38,7 @@ func checkCorrectArgs(table []sched.Entry, dweight, mtu []int) error {
 	var ps problems
 	if len(mtu) != len(dweight) {
 		ps.add("", "mtu", "has %d values for %d SLs (one per dweight)", len(mtu), len(dweight))
-		return errors.Join(ps...)
+		return problem.List(ps).Err()
 	}
 	for i, m := range mtu {
 		ps.intIn(fmt.Sprintf("sls[%d]", i), "mtu", m, 1, MaxWeight)
@@ -50,7 +50,7 @@ func checkCorrectArgs(table []sched.Entry, dweight, mtu []int) error {
 		}
 		ps.intIn(fmt.Sprintf("table[%d]", s), "weight", e.Weight, 0, MaxWeight)
 	}
-	return errors.Join(ps...)
+	return problem.List(ps).Err()
 }
 
 // walk adds d to the weights of table at the slots at (already in walk

@@ -1,11 +1,12 @@
 package dtable
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/opasim/opasim/problem"
 )
 
 // ParseSL reads the CLI form NAME:DISTANCE:MTU:SHARE of one SL, e.g.
@@ -33,7 +34,7 @@ func ParseSL(s string) (SLRequest, error) {
 	sl.MTU = ps.atoi(where, "mtu", parts[2], MaxCredits)
 	sl.Share = ps.share(where, parts[3])
 	if len(ps) > 0 {
-		return SLRequest{}, errors.Join(ps...)
+		return SLRequest{}, problem.List(ps).Err()
 	}
 	return sl, nil
 }

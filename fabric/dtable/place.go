@@ -1,11 +1,11 @@
 package dtable
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/problem"
 )
 
 // Unused marks a layout slot that no SL owns.
@@ -47,7 +47,7 @@ func place(n int, distances []int, labels []string) ([]int, error) {
 func checkPlaceArgs(n int, distances []int, labels []string) error {
 	var ps problems
 	if !ps.intIn("", "entries", n, 1, MaxEntries) {
-		return errors.Join(ps...)
+		return problem.List(ps).Err()
 	}
 	used := 0
 	for i, d := range distances {
@@ -63,7 +63,7 @@ func checkPlaceArgs(n int, distances []int, labels []string) error {
 	if used > n {
 		ps.add("sls", "entries", "n_i = N/distance_i sum to %d, above entries %d by %d", used, n, used-n)
 	}
-	return errors.Join(ps...)
+	return problem.List(ps).Err()
 }
 
 // tightestFirst orders SL indices by distance, ties in input order.
@@ -139,7 +139,7 @@ func CheckSpacing(table []sched.Entry, distances []int) error {
 				d, g-d, from, (from+g)%len(table), g)
 		}
 	}
-	return errors.Join(ps...)
+	return problem.List(ps).Err()
 }
 
 func slotsOf(table []sched.Entry, sl int) []int {

@@ -39,7 +39,7 @@ type SLRequest struct {
 
 // Problem is one thing wrong with a request or a table file. Configure,
 // Validate, ParseSL, LoadRequest and ReadTable join every Problem they find
-// with errors.Join, so errors.As finds each one.
+// in a problem.List, so errors.As finds each one.
 type Problem struct {
 	Where string // "SL CL", "sls[2]", "sls" (all SLs together), or "" for a top-level field
 	Field string // the field in its file spelling: "share", "k", "entries"

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/problem"
 )
 
 // Table is the arbitration table file a run loads (seed 000 Table 6 form):
@@ -136,7 +137,7 @@ func (t Table) Validate() error {
 	var ps problems
 	mtu := t.checkSLs(&ps)
 	t.checkEntries(&ps, mtu)
-	return errors.Join(ps...)
+	return problem.List(ps).Err()
 }
 
 // checkSLs returns the MTU of every usable SL by name.

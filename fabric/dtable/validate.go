@@ -1,17 +1,18 @@
 package dtable
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/opasim/opasim/problem"
 )
 
 // boundSlack forgives float noise when a share sits exactly on minφ or maxφ
 // (Table 5's 0.33333 against maxφ 1/3 is inside, not on, the bound).
 const boundSlack = 1e-9
 
-// Validate returns every problem of r at once (errors.Join of *Problem),
+// Validate returns every problem of r at once (a problem.List of *Problem),
 // or nil. Each problem names the SL or field, the value, the bound it
 // misses and by how much (seed 000 section 3.3.2: minφ ≤ φ ≤ maxφ, k ≤ w).
 func (r Request) Validate() error {
@@ -23,7 +24,7 @@ func (r Request) Validate() error {
 	r.checkNames(&ps)
 	r.checkShareSum(&ps)
 	r.checkEntrySum(&ps)
-	return errors.Join(ps...)
+	return problem.List(ps).Err()
 }
 
 func (r Request) checkGlobals(ps *problems) {

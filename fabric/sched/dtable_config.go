@@ -3,6 +3,8 @@ package sched
 import (
 	"errors"
 	"fmt"
+
+	"github.com/opasim/opasim/problem"
 )
 
 // NewDTable builds the DTable scheduler of seed 000 section 3.3 from
@@ -50,7 +52,7 @@ func validateDTable(cfg Config) error {
 			errs = append(errs, fmt.Errorf("dtable: SL %d (%s) has SCs but no entry in Config.Table; its packets could never be sent", i, sl.Name))
 		}
 	}
-	return errors.Join(errs...)
+	return problem.List(errs).Err()
 }
 
 // checkEntries checks the SL and weight of every table entry and reports

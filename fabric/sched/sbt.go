@@ -1,8 +1,9 @@
 package sched
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/opasim/opasim/problem"
 )
 
 // sbt is the Simple Bandwidth Table of seed 000 section 3.2, Algorithm 1,
@@ -115,7 +116,7 @@ func sbtWeights(name string, cfg Config) ([]int, error) {
 		errs = append(errs, fmt.Errorf("%s: every SLs[].SBTWeight is 0, want a positive sum (seed 000 uses 100)", name))
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return nil, problem.List(errs).Err()
 	}
 	return w, nil
 }
