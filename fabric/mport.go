@@ -189,7 +189,7 @@ func (m *MPort) arrive(msg *messages.Msg) {
 	ready := pk.Head + m.p.sbIn + m.p.rt
 	nextVL := m.p.sc2vl[nextSC]
 	m.ibuf[i].push(int(pk.VL), entry{Pkt: pk, Ready: ready, TailAvail: pk.Tail + m.p.sbIn,
-		Out: int32(out), NextSC: uint8(nextSC), NextVL: nextVL,
+		Out: int32(out), NextSC: messages.SC(nextSC), NextVL: nextVL,
 		Lane: uint16(int(m.p.classOf[m.sw][out])*m.p.vls + int(nextVL))})
 	m.occ[i].Take(int(pk.VL), pk.Credits)
 	m.Arrived++

@@ -208,7 +208,7 @@ func (n *NIC) enqueue(m workloads.Message, now clock.Cycle) {
 		n.seq++
 		n.app[sl].Push(entry{Pkt: messages.Packet{
 			ID: uint64(n.index)<<40 | n.seq, Msg: msgID, Src: int32(n.index), Dst: int32(dst),
-			SL: uint8(sl), SC: sc, VL: n.p.sc2vl[sc], Last: left <= mtu, Flits: f,
+			SL: messages.SL(sl), SC: sc, VL: n.p.sc2vl[sc], Last: left <= mtu, Flits: f,
 			Credits: n.p.creditsOf(f), MsgFlits: flits, GenAt: now}})
 		n.GenPackets++
 	}

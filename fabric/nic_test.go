@@ -50,7 +50,7 @@ func message(seq uint64, sl, dst, flits int) workloads.Message {
 // flits on SC sc (VL sc).
 func toSwitch(cycle clock.Cycle, id uint64, sc uint8, flits int32) sent {
 	return sent{cycle: cycle, m: messages.Msg{Kind: messages.KindPacket, At: cycle + 8, Dst: benchMPort, Slot: 2,
-		Pkt: messages.Packet{ID: id, SC: sc, VL: sc, Flits: flits, Head: cycle + 8, Tail: cycle + clock.Cycle(flits) - 1 + 8}}}
+		Pkt: messages.Packet{ID: id, SC: messages.SC(sc), VL: messages.VL(sc), Flits: flits, Head: cycle + 8, Tail: cycle + clock.Cycle(flits) - 1 + 8}}}
 }
 
 // TestNICSegmentation: a message queued at cycle 10 is cut into packets
@@ -89,7 +89,7 @@ func TestNICSegmentation(t *testing.T) {
 				pk := s.m.Pkt
 				last := i == len(got)-1
 				if pk.Credits != tc.credits[i] || pk.Last != last || pk.Msg != 1 || pk.MsgFlits != tc.flits ||
-					pk.InjAt != 10 || pk.GenAt != 10 || pk.Dst != 5 || pk.SL != uint8(tc.sl) {
+					pk.InjAt != 10 || pk.GenAt != 10 || pk.Dst != 5 || pk.SL != messages.SL(tc.sl) {
 					t.Errorf("packet %d: %+v; want %d credits, last %t, message 1 of %d flits injected and generated at 10, for NIC 5, SL %d",
 						i, pk, tc.credits[i], last, tc.flits, tc.sl)
 				}

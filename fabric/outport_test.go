@@ -56,7 +56,7 @@ func newBenchOutput(p *params, downCredits int32) *OutputPort {
 }
 
 // withSL gives pk service level sl.
-func withSL(pk messages.Packet, sl uint8) messages.Packet {
+func withSL(pk messages.Packet, sl messages.SL) messages.Packet {
 	pk.SL = sl
 	return pk
 }

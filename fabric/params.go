@@ -5,6 +5,7 @@ import (
 	"github.com/opasim/opasim/fabric/qos"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
+	"github.com/opasim/opasim/messages"
 )
 
 // params is the read-only view of a Config that every component shares.
@@ -21,9 +22,9 @@ type params struct {
 	requestLatency, grantLatency clock.Cycle
 	mportSpeed                   int32
 	centralSpeed                 int32
-	qos                          qos.Tables // the SL/SC/VL tables (Config.SCTables)
-	sc2vl                        []uint8    // qos.SC2VL narrowed for packets (messages.Packet.VL)
-	slSCs                        [][]uint8  // qos.SL2SC narrowed for packets (messages.Packet.SC)
+	qos                          qos.Tables      // the SL/SC/VL tables (Config.SCTables)
+	sc2vl                        []messages.VL   // qos.SC2VL narrowed for packets
+	slSCs                        [][]messages.SC // qos.SL2SC narrowed for packets
 	mtuFlits                     []int32
 	warmup, end                  clock.Cycle
 	stop                         clock.Cycle // no generation from here on (traffic.stop_cycle, or end)
@@ -68,10 +69,10 @@ func newParams(cfg *Config, reg *sched.Registry, tables qos.Tables, t *topo.Topo
 		p.stop = clock.Cycle(cfg.Traffic.StopCycle)
 	}
 	p.maxQueued = cfg.MaxQueuedPackets()
-	p.sc2vl = narrow(tables.SC2VL)
+	p.sc2vl = narrow[messages.VL](tables.SC2VL)
 	sc := sched.Config{NumVLs: s.VLs, Tables: tables}
 	for i, sl := range cfg.QoS.SLs {
-		p.slSCs = append(p.slSCs, narrow(tables.SL2SC[i]))
+		p.slSCs = append(p.slSCs, narrow[messages.SC](tables.SL2SC[i]))
 		p.mtuFlits = append(p.mtuFlits, int32(cfg.MTUFlits(i)))
 		sc.SLs = append(sc.SLs, sched.SL{Name: sl.Name, MTUCredits: cfg.credits(cfg.MTUFlits(i)), SBTWeight: sl.SBTWeight})
 	}
@@ -83,10 +84,10 @@ func newParams(cfg *Config, reg *sched.Registry, tables qos.Tables, t *topo.Topo
 
 // narrow copies SCs or VLs (Validate keeps them below 32) into the bytes
 // packets carry.
-func narrow(xs []int) []uint8 {
-	b := make([]uint8, len(xs))
+func narrow[T ~uint8](xs []int) []T {
+	b := make([]T, len(xs))
 	for i, x := range xs {
-		b[i] = uint8(x)
+		b[i] = T(x)
 	}
 	return b
 }

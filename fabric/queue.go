@@ -13,8 +13,8 @@ type entry struct {
 	Ready     clock.Cycle
 	TailAvail clock.Cycle
 	Out       int32 // output port chosen by the routing unit
-	NextSC    uint8
-	NextVL    uint8
+	NextSC    messages.SC
+	NextVL    messages.VL
 	Lane      uint16 // input buffer: the central buffer lane it takes if it crosses (class of Out · VLs + NextVL)
 	Seq       uint32 // order of arrival in its buffer (a refused packet goes back in this order)
 }

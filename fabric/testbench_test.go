@@ -127,7 +127,7 @@ func checkSrc(t *testing.T, got []sent, id messages.CompID) {
 // pkt is a 16-flit (4-credit) packet of SL 0 for NIC dst on SC sc (VL sc,
 // Table 7) whose header arrives at head, one flit per cycle.
 func pkt(id uint64, dst int32, sc uint8, head clock.Cycle) messages.Packet {
-	return messages.Packet{ID: id, Dst: dst, SC: sc, VL: sc, Flits: 16, Credits: 4, Head: head, Tail: head + 15}
+	return messages.Packet{ID: id, Dst: dst, SC: messages.SC(sc), VL: messages.VL(sc), Flits: 16, Credits: 4, Head: head, Tail: head + 15}
 }
 
 // arrival is packet pk arriving at input slot of the component under test.

@@ -58,6 +58,18 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
+// SL is a service level: the class of traffic an application chose.
+type SL uint8
+
+// SC is a service channel: the SL's channel on a link (a torus packet
+// changes SC at the dateline).
+type SC uint8
+
+// VL is a virtual lane: a share of a link and of each buffer on it. (A
+// Msg's VL field stays an integer: towards a central buffer it carries the
+// lane, class · VLs + VL.)
+type VL uint8
+
 // Packet is the unit that moves atomically under virtual cut-through: at
 // most one SL MTU of a message. Head and Tail are the cycles its first and
 // last flit reach the receiver of the link it is on.
@@ -65,10 +77,10 @@ type Packet struct {
 	ID       uint64 // unique: source NIC << 40 | sequence
 	Msg      uint64 // message id, unique like ID
 	Src, Dst int32  // NICs
-	SL       uint8
-	SC       uint8 // service channel on the current link
-	VL       uint8 // virtual lane on the current link (SC2VL[SC])
-	Last     bool  // last packet of its message
+	SL       SL
+	SC       SC   // service channel on the current link
+	VL       VL   // virtual lane on the current link (SC2VL[SC])
+	Last     bool // last packet of its message
 	Flits    int32
 	Credits  int32
 	MsgFlits int32       // flits of the whole message
@@ -85,7 +97,7 @@ type Msg struct {
 	Dst   CompID
 	Src   CompID
 	Slot  int32
-	VL    int32 // credit: the VL; request/grant: the VL at the destination buffer
+	VL    int32 // credit: the VL; request/grant: the VL at the destination buffer (a central buffer: its lane)
 	Count int32 // credit: number of credits
 	Out   int32 // request: the switch output port the packet is routed to
 	Alone bool  // request: the source has no packet ready on another VL, so it may wait here
