@@ -10,7 +10,7 @@
 // fabric.Config's yaml tags before decoding it, so every refusal names the
 // key path as the file writes it and its line (yamlcheck.go, yamlmsg.go).
 //
-// Imports: clock, messages, fabric, fabric/sched and fabric/dtable; from
+// Imports: clock, messages, problem, fabric, fabric/sched and fabric/dtable; from
 // outside, gopkg.in/yaml.v3, hdrhistogram-go, agnivade/levenshtein (the
 // suggestion for a misspelt key) and pbnjay/memory (the machine's memory,
 // the default memory budget).

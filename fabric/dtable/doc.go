@@ -15,6 +15,6 @@
 //
 // All weights and MTUs are in flow-control credits (64 bytes).
 //
-// Imports: fabric/sched (for sched.Entry) and gopkg.in/yaml.v3 only. No
+// Imports: fabric/sched (for sched.Entry), problem and gopkg.in/yaml.v3 only. No
 // goroutines, no RNG, no I/O beyond the readers and writers handed in.
 package dtable

@@ -13,7 +13,7 @@
 // after the fact that its pick could not send: Miss instead of Commit
 // (DecideFeedback).
 //
-// Imports: fabric/qos and registry only (no goroutines, no wall clock, no RNG).
+// Imports: fabric/qos, problem and registry only (no goroutines, no wall clock, no RNG).
 package sched
 
 import (
