@@ -101,23 +101,17 @@ func (w *allocWatch) see(m *messages.Msg) bool {
 		if m.Start < m.At {
 			w.t.Errorf("transfer starts at %d, before its grant arrives at %d", m.Start, m.At)
 		}
-		if mp, fromInput := w.n.Comps[m.Dst].(*fabric.MPort); fromInput && w.fromNIC(mp, int(m.Slot%4)) {
+		if fabric.KindOf(w.n, m.Dst) == "mport" && fabric.FedByNIC(w.n, m.Dst, int(m.Slot%4)) {
 			key := [5]int64{int64(m.Dst), int64(m.Slot % 4), int64(r.Queue), int64(r.Pkt.Src), int64(r.Pkt.SL)}
 			w.granted[key] = append(w.granted[key], [2]int64{int64(m.Start), int64(r.Pkt.ID)})
 		}
 		src := [2]int64{int64(m.Dst), int64(m.Slot)}
 		w.reads[src] = append(w.reads[src], [2]clock.Cycle{m.Start, m.TailOut})
-		if _, isOut := w.n.Comps[m.Src].(*fabric.OutputPort); isOut {
+		if fabric.KindOf(w.n, m.Src) == "output" {
 			w.writes[int64(m.Src)] = append(w.writes[int64(m.Src)], [2]clock.Cycle{m.Start, m.TailOut})
 		}
 	}
 	return false
-}
-
-// fromNIC reports whether input buffer i of mp is fed by a NIC (whose
-// packets of one SL and VL arrive in the order of their IDs).
-func (w *allocWatch) fromNIC(mp *fabric.MPort, i int) bool {
-	return fabric.FedByNIC(w.n, mp, i)
 }
 
 // overlaps reports the first two transfers of a port that overlap.

@@ -16,7 +16,7 @@ type centralBuffer struct {
 	arbNext   int
 }
 
-// CentralCrossbar holds 2 central buffers per MPort. Unit m (< MPorts) is
+// centralXbar holds 2 central buffers per MPort. Unit m (< MPorts) is
 // the arbiter of MPort m's buffer pair, which accepts the requests of that
 // MPort's 4 input buffers; unit MPorts+b is central buffer b as a source,
 // whose input arbiter requests the destination output buffers.
@@ -24,7 +24,7 @@ type centralBuffer struct {
 // A packet enters the buffer of its pair with more free space (ties to the
 // lower index) among those whose write port is free; each buffer's arbiter
 // picks among the MPort's requests round-robin.
-type CentralCrossbar struct {
+type centralXbar struct {
 	core
 	p       *params
 	sw      int
@@ -39,8 +39,8 @@ type CentralCrossbar struct {
 
 // newCentralCrossbar builds the central crossbar of switch sw, which has
 // mports MPorts; outputs are the switch's output port components, by port.
-func newCentralCrossbar(p *params, id messages.CompID, sw, mports int, outputs []messages.CompID) *CentralCrossbar {
-	c := &CentralCrossbar{core: newCore(id, 3*mports), p: p, sw: sw, mports: mports, outComp: outputs,
+func newCentralCrossbar(p *params, id messages.CompID, sw, mports int, outputs []messages.CompID) *centralXbar {
+	c := &centralXbar{core: newCore(id, 3*mports), p: p, sw: sw, mports: mports, outComp: outputs,
 		buf: make([]centralBuffer, 2*mports), req: make([][PortsPerMPort]pending, mports), preq: make([]reqQueue, mports)}
 	for mp := range c.preq {
 		c.preq[mp] = newReqQueue(PortsPerMPort)
@@ -52,9 +52,9 @@ func newCentralCrossbar(p *params, id messages.CompID, sw, mports int, outputs [
 }
 
 // Advance implements Component.
-func (c *CentralCrossbar) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return c.run(c, to, out) }
+func (c *centralXbar) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return c.run(c, to, out) }
 
-func (c *CentralCrossbar) apply(m *messages.Msg, out *Outbox) {
+func (c *centralXbar) apply(m *messages.Msg, out *Outbox) {
 	switch m.Kind {
 	case messages.KindRequest:
 		mp, i := portNum(m.Slot).mport(), portNum(m.Slot).index()
@@ -103,7 +103,7 @@ func (c *CentralCrossbar) apply(m *messages.Msg, out *Outbox) {
 	}
 }
 
-func (c *CentralCrossbar) eval(unit int32, now clock.Cycle, out *Outbox) {
+func (c *centralXbar) eval(unit int32, now clock.Cycle, out *Outbox) {
 	if int(unit) < c.mports {
 		c.arbitrate(int(unit), now, out)
 	} else {
@@ -113,7 +113,7 @@ func (c *CentralCrossbar) eval(unit int32, now clock.Cycle, out *Outbox) {
 
 // arbitrate frees departed space of MPort mp's pair, then lets each buffer
 // whose write port will be free accept one request.
-func (c *CentralCrossbar) arbitrate(mp int, now clock.Cycle, out *Outbox) {
+func (c *centralXbar) arbitrate(mp int, now clock.Cycle, out *Outbox) {
 	b0, b1 := centralBuffers(mp)
 	for _, b := range []int{b0, b1} {
 		cb := &c.buf[b]
@@ -139,7 +139,7 @@ func (c *CentralCrossbar) arbitrate(mp int, now clock.Cycle, out *Outbox) {
 
 // refuse answers the requests that fit in neither buffer of the pair, so
 // their input buffers can try another VL (VLs must not block each other).
-func (c *CentralCrossbar) refuse(mp int, now clock.Cycle, out *Outbox) {
+func (c *centralXbar) refuse(mp int, now clock.Cycle, out *Outbox) {
 	i0, i1 := centralBuffers(mp)
 	b0, b1 := &c.buf[i0], &c.buf[i1]
 	for i := range c.req[mp] {
@@ -155,7 +155,7 @@ func (c *CentralCrossbar) refuse(mp int, now clock.Cycle, out *Outbox) {
 	}
 }
 
-func (c *CentralCrossbar) accept(mp, b int, now clock.Cycle, out *Outbox) {
+func (c *centralXbar) accept(mp, b int, now clock.Cycle, out *Outbox) {
 	cb := &c.buf[b]
 	if cb.writeFree > now+c.p.grantLatency {
 		if c.anyRequest(mp) {
@@ -184,7 +184,7 @@ func (c *CentralCrossbar) accept(mp, b int, now clock.Cycle, out *Outbox) {
 // MPort's input buffers, that fits in it and whose booked start its write
 // port can meet; then refuses the requests that can no longer be granted
 // for their start, and those that fit in neither buffer (unless held).
-func (c *CentralCrossbar) arbitratePipelined(mp, b0, b1 int, now clock.Cycle, out *Outbox) {
+func (c *centralXbar) arbitratePipelined(mp, b0, b1 int, now clock.Cycle, out *Outbox) {
 	r := &c.preq[mp]
 	if r.count == 0 {
 		return
@@ -224,7 +224,7 @@ func (c *CentralCrossbar) arbitratePipelined(mp, b0, b1 int, now clock.Cycle, ou
 }
 
 // grantInto accepts request m of MPort mp into central buffer b.
-func (c *CentralCrossbar) grantInto(mp, b int, m *messages.Msg, now clock.Cycle, out *Outbox) {
+func (c *centralXbar) grantInto(mp, b int, m *messages.Msg, now clock.Cycle, out *Outbox) {
 	cb := &c.buf[b]
 	e, g := grantTo(c.p, m, now, c.p.mportSpeed, c.p.xMPort, c.id)
 	cb.space.Take(int(m.VL), m.Pkt.Credits)
@@ -235,7 +235,7 @@ func (c *CentralCrossbar) grantInto(mp, b int, m *messages.Msg, now clock.Cycle,
 	c.at(e.Ready, int32(c.mports+b))
 }
 
-func (c *CentralCrossbar) anyRequest(mp int) bool {
+func (c *centralXbar) anyRequest(mp int) bool {
 	for i := range c.req[mp] {
 		if c.req[mp][i].valid {
 			return true
@@ -246,7 +246,7 @@ func (c *CentralCrossbar) anyRequest(mp int) bool {
 
 // request lets central buffer b's input arbiter ask for the output buffer
 // of its next packet.
-func (c *CentralCrossbar) request(b int, now clock.Cycle, out *Outbox) {
+func (c *centralXbar) request(b int, now clock.Cycle, out *Outbox) {
 	s := &c.buf[b].source
 	req, send, wake, e := s.nextRequest(now, c.p, c.p.centralSpeed)
 	if wake != clock.Never {

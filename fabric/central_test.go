@@ -54,7 +54,7 @@ func centralOnward(p *params, cycle clock.Cycle, b int32, r messages.Msg, ready 
 		Pkt: messages.Packet{ID: pk.ID, SC: pk.SC, VL: pk.VL, Flits: pk.Flits, Head: pk.Head, Tail: pk.Tail}}}
 }
 
-func newBenchCentral(p *params) *CentralCrossbar {
+func newBenchCentral(p *params) *centralXbar {
 	return newCentralCrossbar(p, benchSelf, 0, 12, benchMPortLinks(p).outputs)
 }
 

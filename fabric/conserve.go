@@ -41,13 +41,13 @@ func (n *Network) inFlight(held []messages.Msg) *flight {
 
 func inboxOf(c Component) *inbox {
 	switch x := c.(type) {
-	case *NIC:
+	case *nicComp:
 		return &x.in
-	case *MPort:
+	case *mport:
 		return &x.core.in
-	case *CentralCrossbar:
+	case *centralXbar:
 		return &x.core.in
-	case *OutputPort:
+	case *outputPort:
 		return &x.core.in
 	}
 	panic(fmt.Sprintf("unknown component %T", c))
@@ -64,12 +64,12 @@ func (n *Network) CheckConservation(held []messages.Msg) []string {
 	var probs []string
 	bad := func(format string, a ...any) { probs = append(probs, fmt.Sprintf(format, a...)) }
 	var gen, resident int64
-	for _, nic := range n.NICs {
+	for _, nic := range n.nics {
 		gen += nic.GenPackets
 		resident += nic.DeliveredPackets + nic.DroppedPackets + nic.resident(bad)
 		n.checkLink(bad, f, nic.id, nic.dnComp, 0, nic.rxUsed(), linkName("output port", nic.dnComp, "NIC", nic.index))
 	}
-	for _, sp := range n.Switches {
+	for _, sp := range n.switches {
 		for _, m := range sp.MPorts {
 			for i := range m.ibuf {
 				resident += m.ibuf[i].resident(&m.occ[i], int64(m.id), bad)
@@ -119,16 +119,16 @@ func (n *Network) checkLink(bad func(string, ...any), f *flight, recv, sender me
 
 func (n *Network) mirrorOf(id messages.CompID) *Space {
 	switch c := n.Comps[id].(type) {
-	case *NIC:
+	case *nicComp:
 		return &c.down
-	case *OutputPort:
+	case *outputPort:
 		return &c.down
 	}
 	panic(fmt.Sprintf("component %d sends on no link", id))
 }
 
 // resident counts the packets a NIC holds and checks its injection buffer.
-func (nic *NIC) resident(bad func(string, ...any)) int64 {
+func (nic *nicComp) resident(bad func(string, ...any)) int64 {
 	var pk int64
 	for sl := range nic.app {
 		pk += int64(nic.app[sl].Len())
@@ -141,7 +141,7 @@ func (nic *NIC) resident(bad func(string, ...any)) int64 {
 }
 
 // rxUsed is the receive buffer space held by packets not yet consumed.
-func (nic *NIC) rxUsed() []int64 {
+func (nic *nicComp) rxUsed() []int64 {
 	used := make([]int64, nic.p.vls)
 	for i := 0; i < nic.rx.Len(); i++ {
 		pk := &nic.rx.At(i).Pkt
@@ -167,7 +167,7 @@ func (s *source) resident(sp *Space, comp int64, bad func(string, ...any)) int64
 	return pk
 }
 
-func (o *OutputPort) resident(bad func(string, ...any)) int64 {
+func (o *outputPort) resident(bad func(string, ...any)) int64 {
 	used, pk := queued(o.q)
 	addReleases(&o.rel, used)
 	checkSpace(bad, &o.space, used, fmt.Sprintf("switch %d output buffer %d", o.sw, o.port))

@@ -33,12 +33,12 @@ func TestLayoutNumbering(t *testing.T) {
 				t.Fatalf("%s: component %d has ID %d", preset, i, c.ID())
 			}
 		}
-		for i, nic := range n.NICs {
+		for i, nic := range n.nics {
 			if nic.ID() != l.nic(i) {
 				t.Errorf("%s: NIC %d is %d, layout says %d", preset, i, nic.ID(), l.nic(i))
 			}
 		}
-		for s, sp := range n.Switches {
+		for s, sp := range n.switches {
 			for m, mp := range sp.MPorts {
 				if mp.ID() != l.mport(s, m) {
 					t.Errorf("%s: switch %d MPort %d is %d, layout says %d", preset, s, m, mp.ID(), l.mport(s, m))
@@ -53,7 +53,7 @@ func TestLayoutNumbering(t *testing.T) {
 				}
 			}
 		}
-		if want := len(n.NICs) + countSwitchComps(n.Topology); len(n.Comps) != want {
+		if want := len(n.nics) + countSwitchComps(n.Topology); len(n.Comps) != want {
 			t.Errorf("%s: %d components, want %d", preset, len(n.Comps), want)
 		}
 	}
@@ -75,7 +75,7 @@ func TestWiringBothWays(t *testing.T) {
 	for _, preset := range []string{"", "tree-8ary-2", "torus2d-4x4"} {
 		n := builtNetwork(t, preset)
 		p := n.p
-		for s, sp := range n.Switches {
+		for s, sp := range n.switches {
 			for q, o := range sp.Outputs {
 				checkOutputLink(t, n, p, s, q, o)
 			}
@@ -90,9 +90,9 @@ func TestWiringBothWays(t *testing.T) {
 				}
 			}
 		}
-		for i, nic := range n.NICs {
+		for i, nic := range n.nics {
 			at := n.Topology.NICPort[i]
-			mp := n.Switches[at.Switch].MPorts[at.Port/4]
+			mp := n.switches[at.Switch].MPorts[at.Port/4]
 			if nic.upComp != mp.ID() || nic.upSlot != int32(at.Port%4) || mp.upComp[at.Port%4] != nic.ID() {
 				t.Errorf("%s: NIC %d sends to %d slot %d; its input names %d", preset, i, nic.upComp, nic.upSlot, mp.upComp[at.Port%4])
 			}
@@ -103,17 +103,17 @@ func TestWiringBothWays(t *testing.T) {
 	}
 }
 
-func checkOutputLink(t *testing.T, n *Network, p *params, s, q int, o *OutputPort) {
+func checkOutputLink(t *testing.T, n *Network, p *params, s, q int, o *outputPort) {
 	t.Helper()
 	switch peer := n.Topology.Wiring[s][q]; peer.Kind {
 	case topo.PeerNIC:
-		nic := n.NICs[peer.NIC]
+		nic := n.nics[peer.NIC]
 		if o.downComp != nic.ID() || o.downSlot != 0 || nic.dnComp != o.ID() || o.down.FreeCredits() != p.rxCap {
 			t.Errorf("switch %d port %d -> NIC %d: down %d slot %d, %d credits; the NIC's feeder is %d",
 				s, q, peer.NIC, o.downComp, o.downSlot, o.down.FreeCredits(), nic.dnComp)
 		}
 	case topo.PeerSwitch:
-		mp := n.Switches[peer.Port.Switch].MPorts[peer.Port.Port/4]
+		mp := n.switches[peer.Port.Switch].MPorts[peer.Port.Port/4]
 		slot := peer.Port.Port % 4
 		if o.downComp != mp.ID() || o.downSlot != int32(slot) || mp.upComp[slot] != o.ID() || !mp.wired[slot] ||
 			o.down.FreeCredits() != p.inCap {

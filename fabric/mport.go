@@ -118,13 +118,13 @@ func (s *source) granted(g *messages.Msg) {
 	s.rel.Push(release{At: g.TailOut + 1, VL: int32(s.inq), Credits: s.inflight.Pkt.Credits})
 }
 
-// MPort holds 4 input buffers with their routing units and input arbiters,
-// and the MPort crossbar (seed 000 section 2.2, Fig. 2). A header that
+// mport holds 4 input buffers with their routing units and input arbiters,
+// and the mport crossbar (seed 000 section 2.2, Fig. 2). A header that
 // arrives at cycle a is stored SB cycles later and routed RT cycles after
 // that; then its buffer's input arbiter may request the destination: the
-// output buffer of a port of this MPort, or this MPort's pair of central
+// output buffer of a port of this mport, or this mport's pair of central
 // buffers. Unit i is input buffer i.
-type MPort struct {
+type mport struct {
 	core
 	p       *params
 	sw      int
@@ -142,8 +142,8 @@ type MPort struct {
 // newMPort builds MPort index of switch sw with its links: l.in[i] is the
 // sender on input port i's link, l.outputs the switch's output ports and
 // l.central its central crossbar.
-func newMPort(p *params, id messages.CompID, sw, index int, l mportLinks) *MPort {
-	m := &MPort{core: newCore(id, PortsPerMPort), p: p, sw: sw, index: index, outComp: l.outputs, central: l.central}
+func newMPort(p *params, id messages.CompID, sw, index int, l mportLinks) *mport {
+	m := &mport{core: newCore(id, PortsPerMPort), p: p, sw: sw, index: index, outComp: l.outputs, central: l.central}
 	for i := range m.ibuf {
 		m.ibuf[i] = newSource(p.vls, index)
 		m.occ[i] = newSpace(p.vls, p.inCap, p.excl, p.maxVL)
@@ -153,9 +153,9 @@ func newMPort(p *params, id messages.CompID, sw, index int, l mportLinks) *MPort
 }
 
 // Advance implements Component.
-func (m *MPort) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return m.run(m, to, out) }
+func (m *mport) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return m.run(m, to, out) }
 
-func (m *MPort) apply(msg *messages.Msg, _ *Outbox) {
+func (m *mport) apply(msg *messages.Msg, _ *Outbox) {
 	switch msg.Kind {
 	case messages.KindPacket:
 		m.arrive(msg)
@@ -181,7 +181,7 @@ func (m *MPort) apply(msg *messages.Msg, _ *Outbox) {
 }
 
 // arrive stores a packet in its input buffer and routes it.
-func (m *MPort) arrive(msg *messages.Msg) {
+func (m *mport) arrive(msg *messages.Msg) {
 	i := msg.Slot
 	pk := msg.Pkt
 	port := int(portOf(m.index, int(i)))
@@ -196,7 +196,7 @@ func (m *MPort) arrive(msg *messages.Msg) {
 	m.at(ready, i)
 }
 
-func (m *MPort) eval(unit int32, now clock.Cycle, out *Outbox) {
+func (m *mport) eval(unit int32, now clock.Cycle, out *Outbox) {
 	s := &m.ibuf[unit]
 	for r, ok := s.rel.Due(now); ok; r, ok = s.rel.Due(now) {
 		m.occ[unit].Free(int(r.VL), r.Credits)

@@ -12,11 +12,11 @@ import (
 	"github.com/opasim/opasim/workloads"
 )
 
-// SwitchParts are the components of one switch.
-type SwitchParts struct {
-	MPorts  []*MPort
-	Central *CentralCrossbar
-	Outputs []*OutputPort
+// switchParts are the components of one switch.
+type switchParts struct {
+	MPorts  []*mport
+	Central *centralXbar
+	Outputs []*outputPort
 }
 
 // Network is a built network: every component, indexed by CompID, plus the
@@ -25,8 +25,8 @@ type Network struct {
 	Config   Config
 	Topology *topo.Topology
 	Comps    []Component
-	NICs     []*NIC
-	Switches []SwitchParts
+	nics     []*nicComp
+	switches []switchParts
 	Groups   []Group
 	Window   clock.Cycle
 	p        *params
@@ -43,6 +43,12 @@ type Group struct {
 	Members []messages.CompID
 	Stats   *Stats
 }
+
+// NumSwitches is the number of switches of the network.
+func (n *Network) NumSwitches() int { return len(n.switches) }
+
+// NumNICs is the number of NICs of the network.
+func (n *Network) NumNICs() int { return len(n.nics) }
 
 // Inputs are what a config names in files, read by the run layer (package
 // sim) before Build: fabric reads no file.
@@ -194,21 +200,21 @@ func (n *Network) build(traffic *workloads.Traffic) {
 			nicStats[sw] = NewStats(sls)
 		}
 		nic := newNIC(p, l.nic(i), i, nicStats[t.NICPort[i].Switch], traffic.Source(i), l.nicLinks(p, i))
-		n.NICs = append(n.NICs, nic)
+		n.nics = append(n.nics, nic)
 		n.add(nic)
 	}
 	for s := 0; s < t.NumSwitches(); s++ {
-		n.Switches = append(n.Switches, n.buildSwitch(s, l))
+		n.switches = append(n.switches, n.buildSwitch(s, l))
 	}
 	n.group(nicStats)
 }
 
 // buildSwitch builds switch s's components, each with its links.
-func (n *Network) buildSwitch(s int, l *layout) SwitchParts {
+func (n *Network) buildSwitch(s int, l *layout) switchParts {
 	p := n.p
 	mports := mportsOf(n.Topology.Radix[s])
 	outputs := l.outputs(s)
-	var sp SwitchParts
+	var sp switchParts
 	for m := 0; m < mports; m++ {
 		mp := newMPort(p, l.mport(s, m), s, m, l.mportLinks(s, m))
 		sp.MPorts = append(sp.MPorts, mp)
@@ -225,7 +231,7 @@ func (n *Network) buildSwitch(s int, l *layout) SwitchParts {
 }
 
 func (n *Network) group(nicStats []*Stats) {
-	for s, sp := range n.Switches {
+	for s, sp := range n.switches {
 		g := Group{Name: fmt.Sprintf("switch%d", s), Kind: "switch", Switch: s}
 		for _, m := range sp.MPorts {
 			g.Members = append(g.Members, m.ID())
@@ -238,7 +244,7 @@ func (n *Network) group(nicStats []*Stats) {
 		ng := Group{Name: fmt.Sprintf("nics%d", s), Kind: "nics", Switch: s, Stats: nicStats[s]}
 		for i, ref := range n.Topology.NICPort {
 			if ref.Switch == s {
-				ng.Members = append(ng.Members, n.NICs[i].ID())
+				ng.Members = append(ng.Members, n.nics[i].ID())
 			}
 		}
 		if len(ng.Members) > 0 {

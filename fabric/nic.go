@@ -15,7 +15,7 @@ const (
 	nicUnits
 )
 
-// NIC is an endpoint (MODEL.md section 1): it takes the messages its
+// nicComp is an endpoint (MODEL.md section 1): it takes the messages its
 // source (package workloads) offers, segments them into packets of at most
 // the SL's MTU, queues them per SL in an application queue (all SLs' queues together hold at most
 // traffic.max_queued_packets; a message that does not fit is not queued
@@ -24,7 +24,7 @@ const (
 // by its output scheduler. It ejects what arrives at one flit per cycle,
 // returns the credits when each tail has been consumed, and tells its
 // source of every message that has arrived whole.
-type NIC struct {
+type nicComp struct {
 	core
 	p       *params
 	index   int
@@ -73,8 +73,8 @@ type NIC struct {
 // newNIC builds NIC index with its source of messages and its links: l.up
 // is the switch input buffer it sends into (its credits), l.down the output
 // port that feeds it.
-func newNIC(p *params, id messages.CompID, index int, stats *Stats, src workloads.Source, l nicLinks) *NIC {
-	n := &NIC{core: newCore(id, int(nicUnits)), p: p, index: index, stats: stats, src: src,
+func newNIC(p *params, id messages.CompID, index int, stats *Stats, src workloads.Source, l nicLinks) *nicComp {
+	n := &nicComp{core: newCore(id, int(nicUnits)), p: p, index: index, stats: stats, src: src,
 		app:      make([]fifo, len(p.slSCs)),
 		inj:      make([]fifo, p.vls),
 		injSpace: newSpace(p.vls, p.injCap, p.excl, p.maxVL),
@@ -92,7 +92,7 @@ func newNIC(p *params, id messages.CompID, index int, stats *Stats, src workload
 // message, or, for a synthetic source, one at each SL's first message
 // earlier than all before it (workloads.Synthetic.FirstCycles), the timers
 // the NIC set when it drew its traffic itself.
-func (n *NIC) startTimers() {
+func (n *nicComp) startTimers() {
 	if s, ok := n.src.(interface{ FirstCycles() []clock.Cycle }); ok {
 		for _, c := range s.FirstCycles() {
 			n.at(c, nicGenerate)
@@ -103,9 +103,9 @@ func (n *NIC) startTimers() {
 }
 
 // Advance implements Component.
-func (n *NIC) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return n.run(n, to, out) }
+func (n *nicComp) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return n.run(n, to, out) }
 
-func (n *NIC) apply(m *messages.Msg, _ *Outbox) {
+func (n *nicComp) apply(m *messages.Msg, _ *Outbox) {
 	switch m.Kind {
 	case messages.KindCredit:
 		n.down.Free(int(m.VL), m.Count)
@@ -118,7 +118,7 @@ func (n *NIC) apply(m *messages.Msg, _ *Outbox) {
 	}
 }
 
-func (n *NIC) eval(unit int32, now clock.Cycle, out *Outbox) {
+func (n *nicComp) eval(unit int32, now clock.Cycle, out *Outbox) {
 	switch unit {
 	case nicGenerate:
 		n.generate(now)
@@ -131,7 +131,7 @@ func (n *NIC) eval(unit int32, now clock.Cycle, out *Outbox) {
 
 // generate takes every message the source has due now (none from
 // traffic.stop_cycle on) and sets the timer of the next.
-func (n *NIC) generate(now clock.Cycle) {
+func (n *nicComp) generate(now clock.Cycle) {
 	for now < n.p.stop {
 		m, ok := n.src.Pop(now)
 		if !ok {
@@ -153,7 +153,7 @@ func (n *NIC) generate(now clock.Cycle) {
 
 // dropBacklog empties the application queues (traffic.drop_backlog): what
 // a drain run stops offering. The injection buffer keeps what it holds.
-func (n *NIC) dropBacklog() {
+func (n *nicComp) dropBacklog() {
 	n.dropped = true
 	for sl := range n.app {
 		for n.app[sl].Len() > 0 {
@@ -166,7 +166,7 @@ func (n *NIC) dropBacklog() {
 // newMessage queues message m, generated now, unless the application
 // queues are full (traffic.max_queued_packets): then it is offered but not
 // queued, and counted as throttled.
-func (n *NIC) newMessage(m workloads.Message, now clock.Cycle) {
+func (n *nicComp) newMessage(m workloads.Message, now clock.Cycle) {
 	sl, flits := m.SL, int32(m.Flits)
 	queued := 0
 	for i := range n.app {
@@ -190,7 +190,7 @@ func (n *NIC) newMessage(m workloads.Message, now clock.Cycle) {
 // enqueue segments message m into its SL's application queue. Its packets
 // are numbered NIC << 40 | sequence, the sequence counting messages and
 // packets (the message takes a number too).
-func (n *NIC) enqueue(m workloads.Message, now clock.Cycle) {
+func (n *nicComp) enqueue(m workloads.Message, now clock.Cycle) {
 	sl, dst, flits := m.SL, m.Dst, int32(m.Flits)
 	scs := n.p.slSCs[sl]
 	sc := scs[n.scNext[sl]%len(scs)]
@@ -216,7 +216,7 @@ func (n *NIC) enqueue(m workloads.Message, now clock.Cycle) {
 
 // send frees departed space, admits queued packets and, when the link is
 // free, sends the head the scheduler picks among those with credits.
-func (n *NIC) send(now clock.Cycle, out *Outbox) {
+func (n *nicComp) send(now clock.Cycle, out *Outbox) {
 	for r, ok := n.injRel.Due(now); ok; r, ok = n.injRel.Due(now) {
 		n.injSpace.Free(int(r.VL), r.Credits)
 	}
@@ -250,7 +250,7 @@ func (n *NIC) send(now clock.Cycle, out *Outbox) {
 	n.transmit(now, n.heads[i].VL, out)
 }
 
-func (n *NIC) admit() {
+func (n *nicComp) admit() {
 	sls := len(n.app)
 	for k := 0; k < sls; k++ {
 		sl := (n.admitRR + k) % sls
@@ -267,7 +267,7 @@ func (n *NIC) admit() {
 	n.admitRR = (n.admitRR + 1) % sls
 }
 
-func (n *NIC) transmit(now clock.Cycle, vl int, out *Outbox) {
+func (n *nicComp) transmit(now clock.Cycle, vl int, out *Outbox) {
 	e := n.inj[vl].Pop()
 	pk := e.Pkt
 	if pk.Msg != n.msgOf[pk.SL] {
@@ -286,7 +286,7 @@ func (n *NIC) transmit(now clock.Cycle, vl int, out *Outbox) {
 
 // receive ejects every packet whose tail has arrived, records it and
 // returns its credits to the output port that sent it.
-func (n *NIC) receive(now clock.Cycle, out *Outbox) {
+func (n *nicComp) receive(now clock.Cycle, out *Outbox) {
 	for n.rx.Len() > 0 && n.rx.Front().TailAvail <= now {
 		e := n.rx.Pop()
 		pk := &e.Pkt
@@ -309,7 +309,7 @@ func (n *NIC) receive(now clock.Cycle, out *Outbox) {
 // arrived counts packet pk into its message and, when the message is whole,
 // tells the source, which may then have a message to send (from the next
 // cycle on).
-func (n *NIC) arrived(pk *messages.Packet, now clock.Cycle) {
+func (n *nicComp) arrived(pk *messages.Packet, now clock.Cycle) {
 	if pk.Flits < pk.MsgFlits {
 		if n.partial == nil {
 			n.partial = map[uint64]int32{}

@@ -20,13 +20,13 @@ import (
 // the switch FLY cycles later.
 
 // benchNIC builds NIC 0 alone, generating nothing by itself.
-func benchNIC(t *testing.T, edit func(*Config)) *NIC {
+func benchNIC(t *testing.T, edit func(*Config)) *nicComp {
 	t.Helper()
 	return benchNICWith(t, edit, silent{})
 }
 
 // benchNICWith builds NIC 0 alone with source src.
-func benchNICWith(t *testing.T, edit func(*Config), src workloads.Source) *NIC {
+func benchNICWith(t *testing.T, edit func(*Config), src workloads.Source) *nicComp {
 	t.Helper()
 	cfg := Default()
 	cfg.Warmup = 0

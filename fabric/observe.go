@@ -57,7 +57,7 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 	if grp.Kind != "switch" {
 		s.Ports = s.Ports[:0]
 		for _, id := range grp.Members {
-			if nic, ok := n.Comps[id].(*NIC); ok {
+			if nic, ok := n.Comps[id].(*nicComp); ok {
 				s.Decisions, s.WastedDecisions = s.Decisions+nic.Decisions, s.WastedDecisions+nic.WastedDecisions
 			}
 		}
@@ -76,7 +76,7 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 	}
 	clear(s.GrantsBySL)
 	s.StallCycles = 0
-	sp := &n.Switches[grp.Switch]
+	sp := &n.switches[grp.Switch]
 	for _, m := range sp.MPorts {
 		for i := range m.occ {
 			s.add(StageInput, &m.occ[i], p)
@@ -116,7 +116,7 @@ func (s *Snapshot) add(st Stage, sp *Space, p *params) {
 // the output buffer of port q of switch sw (live per-port metrics). Like
 // Snapshot, call it only during GroupDone of that switch's group.
 func (n *Network) PortOccupancy(sw, q int) (input, output int64) {
-	sp := &n.Switches[sw]
+	sp := &n.switches[sw]
 	f := int64(n.p.fpc)
 	return int64(sp.MPorts[portNum(q).mport()].occ[portNum(q).index()].Total()) * f, int64(sp.Outputs[q].space.Total()) * f
 }

@@ -31,12 +31,12 @@ func nack(p *params, r *messages.Msg, now clock.Cycle, from messages.CompID) mes
 	return messages.Msg{Kind: messages.KindNack, At: now + p.grantLatency, Dst: r.Src, Src: from, Slot: r.Slot, VL: r.VL, Tag: r.Tag}
 }
 
-// OutputPort holds the output buffer, the output arbiter that picks which
+// outputPort holds the output buffer, the output arbiter that picks which
 // input buffer of its MPort or which central buffer writes into it next
 // (round-robin), the output scheduler that picks the VL sent next on the
 // link, and the credits of the buffer downstream (MODEL.md sections 1, 3).
 // It is one unit.
-type OutputPort struct {
+type outputPort struct {
 	core
 	p         *params
 	sw, port  int
@@ -69,8 +69,8 @@ type OutputPort struct {
 // MPorts) with the link it sends on: down names the receiver, the slot the
 // link enters there and its buffer's credits. A port without a link
 // (down.wired false) never sends.
-func newOutputPort(p *params, id messages.CompID, sw, port, mports int, down link) *OutputPort {
-	o := &OutputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
+func newOutputPort(p *params, id messages.CompID, sw, port, mports int, down link) *outputPort {
+	o := &outputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
 		req: make([]pending, outputSlots(mports)), preq: newReqQueue(outputSlots(mports)), q: make([]fifo, p.vls),
 		space: newSpace(p.vls, p.outCap, p.excl, p.maxVL), sched: p.newScheduler(),
 		heads: make([]sched.Head, 0, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs))}
@@ -82,9 +82,9 @@ func newOutputPort(p *params, id messages.CompID, sw, port, mports int, down lin
 }
 
 // Advance implements Component.
-func (o *OutputPort) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return o.run(o, to, out) }
+func (o *outputPort) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return o.run(o, to, out) }
 
-func (o *OutputPort) apply(m *messages.Msg, out *Outbox) {
+func (o *outputPort) apply(m *messages.Msg, out *Outbox) {
 	switch m.Kind {
 	case messages.KindRequest:
 		if o.p.pipelined {
@@ -114,7 +114,7 @@ func (o *OutputPort) apply(m *messages.Msg, out *Outbox) {
 	o.at(m.At, 0)
 }
 
-func (o *OutputPort) eval(_ int32, now clock.Cycle, out *Outbox) {
+func (o *outputPort) eval(_ int32, now clock.Cycle, out *Outbox) {
 	for r, ok := o.rel.Due(now); ok; r, ok = o.rel.Due(now) {
 		o.space.Free(int(r.VL), r.Credits)
 	}
@@ -133,7 +133,7 @@ func (o *OutputPort) eval(_ int32, now clock.Cycle, out *Outbox) {
 // sources, when the write port will be free by the time the grant arrives,
 // and refuses the requests whose VL has no room, so that their sources can
 // serve their other VLs meanwhile (a VL must never wait behind another).
-func (o *OutputPort) arbitrate(now clock.Cycle, out *Outbox) {
+func (o *outputPort) arbitrate(now clock.Cycle, out *Outbox) {
 	if o.writeFree > now+o.p.grantLatency {
 		o.at(o.writeFree-o.p.grantLatency, 0)
 		return
@@ -157,7 +157,7 @@ func (o *OutputPort) arbitrate(now clock.Cycle, out *Outbox) {
 // request that fits and whose booked start the write port can meet, then
 // refuses the requests that cannot be granted for their start any more and
 // those whose VL has no room (unless held, as in the serial allocator).
-func (o *OutputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
+func (o *outputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
 	r := &o.preq
 	if r.count == 0 {
 		return
@@ -189,7 +189,7 @@ func (o *OutputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
 }
 
 // accept grants request m from slot into the output buffer.
-func (o *OutputPort) accept(m *messages.Msg, slot int, now clock.Cycle, out *Outbox) {
+func (o *outputPort) accept(m *messages.Msg, slot int, now clock.Cycle, out *Outbox) {
 	speed, x := o.p.mportSpeed, o.p.xMPort
 	if isCentralSlot(slot) {
 		speed, x = o.p.centralSpeed, o.p.xCentral
@@ -206,7 +206,7 @@ func (o *OutputPort) accept(m *messages.Msg, slot int, now clock.Cycle, out *Out
 	o.at(clock.Max(now+1, o.writeFree-o.p.grantLatency), 0)
 }
 
-func (o *OutputPort) refuse(now clock.Cycle, out *Outbox) {
+func (o *outputPort) refuse(now clock.Cycle, out *Outbox) {
 	for s := range o.req {
 		r := &o.req[s]
 		if r.valid && !r.msg.Alone && !o.space.Fits(int(r.msg.VL), r.msg.Pkt.Credits) {
@@ -218,7 +218,7 @@ func (o *OutputPort) refuse(now clock.Cycle, out *Outbox) {
 
 // schedule sends the head the output scheduler picks among the VLs whose
 // head is ready and fits downstream, when the link is free.
-func (o *OutputPort) schedule(now clock.Cycle, out *Outbox) {
+func (o *outputPort) schedule(now clock.Cycle, out *Outbox) {
 	if o.linkFree > now {
 		o.at(o.linkFree, 0)
 		return
@@ -261,7 +261,7 @@ func (o *OutputPort) schedule(now clock.Cycle, out *Outbox) {
 	o.transmit(now, o.heads[i].VL, out)
 }
 
-func (o *OutputPort) noteStall(now clock.Cycle, stalled bool) {
+func (o *outputPort) noteStall(now clock.Cycle, stalled bool) {
 	switch {
 	case stalled && o.stallSince < 0:
 		o.stallSince = now
@@ -271,7 +271,7 @@ func (o *OutputPort) noteStall(now clock.Cycle, stalled bool) {
 	}
 }
 
-func (o *OutputPort) transmit(now clock.Cycle, vl int, out *Outbox) {
+func (o *outputPort) transmit(now clock.Cycle, vl int, out *Outbox) {
 	e := o.q[vl].Pop()
 	pk := e.Pkt
 	tailOut := clock.Max(now+clock.Cycle(pk.Flits)-1, e.TailAvail)

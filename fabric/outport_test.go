@@ -51,7 +51,7 @@ func onLink(cycle clock.Cycle, pk messages.Packet, head, tail clock.Cycle) sent 
 		Pkt: messages.Packet{ID: pk.ID, SC: pk.SC, VL: pk.VL, Flits: pk.Flits, Head: head, Tail: tail}}}
 }
 
-func newBenchOutput(p *params, downCredits int32) *OutputPort {
+func newBenchOutput(p *params, downCredits int32) *outputPort {
 	return newOutputPort(p, benchSelf, 0, 2, 12, link{wired: true, comp: benchDown, slot: 3, credits: downCredits})
 }
 

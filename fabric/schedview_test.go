@@ -22,15 +22,7 @@ func TestSchedulerViewHitRate(t *testing.T) {
 			cfg.Cycles, cfg.Warmup = 10000, 2000
 			cfg.QoS.SchedulerView = view
 			n, r := run(t, cfg)
-			var sent int64
-			for _, sp := range n.Switches {
-				for _, o := range sp.Outputs {
-					sent += o.Sent
-				}
-			}
-			for _, nic := range n.NICs {
-				sent += nic.SentPackets
-			}
+			sent := fabric.PacketsSent(n)
 			t.Logf("%s, %s view: %d decisions, %d wasted, hit rate %.4f (switch %.4f, NICs %.4f), accepted %.4f",
 				s, view, r.SchedulerDecisions, r.SchedulerWasted, r.SchedulerHitRate, r.SwitchHitRate, r.NICHitRate,
 				r.AcceptedThroughput)

@@ -37,14 +37,14 @@ func (n *Network) Totals() Totals {
 			t.Stats.Merge(g.Stats)
 		}
 	}
-	for _, sp := range n.Switches {
+	for _, sp := range n.switches {
 		for _, op := range sp.Outputs {
 			t.CreditStallCycles += op.StallCycles
 			t.SwitchDecisions, t.SwitchWasted = t.SwitchDecisions+op.Decisions, t.SwitchWasted+op.WastedDecisions
 			t.WastedNotReady += op.WastedNotReady
 		}
 	}
-	for _, nic := range n.NICs {
+	for _, nic := range n.nics {
 		t.NICs = append(t.NICs, NICTotals{DeliveryHash: nic.digest, Generated: nic.GenPackets, Delivered: nic.DeliveredPackets})
 		t.UndeliveredPackets += nic.GenPackets - nic.DeliveredPackets - nic.DroppedPackets
 		t.DroppedPackets += nic.DroppedPackets

@@ -16,13 +16,13 @@ func (n *Network) Moves(g int) int64 {
 	var m int64
 	for _, id := range n.Groups[g].Members {
 		switch c := n.Comps[id].(type) {
-		case *NIC:
+		case *nicComp:
 			m += c.SentPackets + c.DeliveredPackets
-		case *MPort:
+		case *mport:
 			m += c.Left
-		case *CentralCrossbar:
+		case *centralXbar:
 			m += c.Accepted
-		case *OutputPort:
+		case *outputPort:
 			m += c.Accepted + c.Sent
 		}
 	}
@@ -130,20 +130,20 @@ func (q queueRef) name() string {
 func (n *Network) queueIndex(sw int, kind string, buf, idx int) int32 {
 	if n.queueBase == nil {
 		base := 0
-		for _, sp := range n.Switches {
+		for _, sp := range n.switches {
 			n.queueBase = append(n.queueBase, base)
 			base += 2*len(sp.Outputs)*n.p.vls + len(sp.Central.buf)*n.p.lanes
 		}
 	}
 	k := n.queueBase[sw]
-	radix := len(n.Switches[sw].Outputs)
+	radix := len(n.switches[sw].Outputs)
 	switch kind {
 	case "input":
 		return int32(k + buf*n.p.vls + idx)
 	case "central":
 		return int32(k + radix*n.p.vls + buf*n.p.lanes + idx)
 	}
-	return int32(k + radix*n.p.vls + len(n.Switches[sw].Central.buf)*n.p.lanes + buf*n.p.vls + idx)
+	return int32(k + radix*n.p.vls + len(n.switches[sw].Central.buf)*n.p.lanes + buf*n.p.vls + idx)
 }
 
 // waitsFor lists the queues whose room q's head needs and does not find
@@ -152,7 +152,7 @@ func (n *Network) waitsFor(q queueRef) []int32 {
 	if q.head == nil {
 		return nil
 	}
-	sp, e := &n.Switches[q.sw], q.head
+	sp, e := &n.switches[q.sw], q.head
 	credits := e.Pkt.Credits
 	switch q.kind {
 	case "input":
@@ -198,7 +198,7 @@ func (n *Network) forQueues(f func(queueRef)) {
 			f(q)
 		}
 	}
-	for sw, sp := range n.Switches {
+	for sw, sp := range n.switches {
 		for _, m := range sp.MPorts {
 			for i := range m.ibuf {
 				source(queueRef{kind: "input", sw: sw, buf: int(portOf(m.index, i)), vls: n.p.vls}, &m.ibuf[i])
@@ -228,7 +228,7 @@ func (n *Network) Stuck(limit int) []string {
 			out = append(out, fmt.Sprintf(format, a...))
 		}
 	}
-	for s, sp := range n.Switches {
+	for s, sp := range n.switches {
 		for _, o := range sp.Outputs {
 			for vl := range o.q {
 				if o.q[vl].Len() > 0 {
@@ -257,7 +257,7 @@ func (n *Network) Stuck(limit int) []string {
 func (n *Network) Undelivered(g int) int64 {
 	var d int64
 	for _, id := range n.Groups[g].Members {
-		if nic, ok := n.Comps[id].(*NIC); ok {
+		if nic, ok := n.Comps[id].(*nicComp); ok {
 			d += nic.GenPackets - nic.DeliveredPackets - nic.DroppedPackets
 		}
 	}

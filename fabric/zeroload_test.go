@@ -18,8 +18,8 @@ func quiet(t *testing.T, cfg fabric.Config) *fabric.Network {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, nic := range n.NICs {
-		fabric.Silence(nic)
+	for i := range n.NumNICs() {
+		fabric.Silence(fabric.NICAt(n, i))
 	}
 	return n
 }
@@ -57,9 +57,9 @@ func zeroLoadHeaderLatency(t *testing.T, alloc string) {
 			cfg.Warmup = 0
 			n := quiet(t, cfg)
 			var got []messages.Packet
-			fabric.TraceDeliveries(n.NICs[tc.dst], func(p messages.Packet) { got = append(got, p) })
+			fabric.TraceDeliveries(fabric.NICAt(n, tc.dst), func(p messages.Packet) { got = append(got, p) })
 			const t0 = 100
-			src := n.NICs[tc.src]
+			src := fabric.NICAt(n, tc.src)
 			fabric.SendAt(src, 0, tc.dst, 16, t0)
 			o := sim.RunSequential(context.Background(), n, sim.Hooks{})
 			if len(got) != 1 {

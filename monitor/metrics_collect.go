@@ -146,7 +146,7 @@ func (r *runState) collectRun(e emitter) {
 	e.gauge(e.d.cycles, float64(cfg.Cycles))
 	e.gauge(e.d.warmup, float64(cfg.Warmup))
 	e.gauge(e.d.speed, pub.speed)
-	e.gauge(e.d.nics, float64(len(r.net.NICs)))
+	e.gauge(e.d.nics, float64(r.net.NumNICs()))
 	e.gauge(e.d.load, cfg.Traffic.Load)
 	e.histogram(e.d.barrier, pub.wait.n[:], wallBounds, pub.wait.sum.Seconds())
 	for i, sl := range r.slNames {

@@ -89,7 +89,7 @@ func Measure(n *fabric.Network, o Outcome) *Results {
 	measured := int64(o.Reached) - cfg.Warmup
 	nics := len(tot.NICs)
 	r := &Results{Config: cfg, Seed: cfg.Seed, Engine: o.Engine, NICs: nics, CycleNs: cfg.CycleNs(),
-		Topology: cfg.TopologySpec().Describe(), Switches: len(n.Switches),
+		Topology: cfg.TopologySpec().Describe(), Switches: n.NumSwitches(),
 		SimulatedCycles: int64(o.Reached), MeasuredCycles: max(measured, 0), Interrupted: o.Interrupted,
 		Blocked: o.Blocked, PartialDeadlock: o.PartialDeadlock, Stuck: o.Stuck,
 		WallSeconds: o.Wall.Seconds()}
