@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/clock"
-	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/messages"
 	"github.com/opasim/opasim/workloads"
 )
@@ -28,16 +27,8 @@ func benchNIC(t *testing.T, edit func(*Config)) *nicComp {
 // benchNICWith builds NIC 0 alone with source src.
 func benchNICWith(t *testing.T, edit func(*Config), src workloads.Source) *nicComp {
 	t.Helper()
-	cfg := Default()
-	cfg.Warmup = 0
-	if edit != nil {
-		edit(&cfg)
-	}
-	p, _, err := prepare(cfg, sched.Default(), Inputs{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newNIC(p, benchSelf, 0, NewStats(len(cfg.QoS.SLs)), src,
+	p := benchParams(t, edit)
+	return newNIC(p, benchSelf, 0, NewStats(len(p.cfg.QoS.SLs)), src,
 		nicLinks{up: link{wired: true, comp: benchMPort, slot: 2, credits: p.inCap}, down: benchOut})
 }
 
