@@ -61,7 +61,7 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure simulated cycles/s and delivered flits/s on the reference scenarios",
 		Long: "Measure simulated cycles/s and delivered flits/s on the reference scenarios, each row printed as it finishes.\n" +
-			"The default (10,000 cycles, the median of 3 runs) takes about a minute on two cores; the figures of\n" +
+			"The default (10,000 cycles, the median of 3 runs) takes about two minutes on two cores; the figures of\n" +
 			"docs/performance.md use --cycles 40000, about four times as long. Ctrl-C stops after the current run.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
