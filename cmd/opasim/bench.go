@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -128,15 +130,16 @@ func parseProcs(s string) ([]int, error) {
 
 // benchRow is the format of a row of `opasim bench`: fixed widths, so each
 // row can be printed as soon as its runs finish.
-const benchRow = "%-30s %-10s %10s %12s %12s %8s  %-16s\n"
+const benchRow = "%-30s %-10s %10s %12s %12s %8s %8s  %-16s\n"
 
 func bench(ctx context.Context, w io.Writer, o benchOptions) error {
-	fmt.Fprintf(w, benchRow, "scenario", "engine", "GOMAXPROCS", "cycles/s", "flits/s", "wall s", "digest")
+	fmt.Fprintf(w, benchRow, "scenario", "engine", "GOMAXPROCS", "cycles/s", "flits/s", "run s", "total s", "digest")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, sc := range scenarios() {
 		if !strings.Contains(sc.name, o.only) {
 			continue
 		}
+		totals := map[string]float64{} // engine@procs -> total seconds
 		for _, p := range o.procs {
 			for _, e := range o.engines {
 				runtime.GOMAXPROCS(p)
@@ -144,33 +147,66 @@ func bench(ctx context.Context, w io.Writer, o benchOptions) error {
 				if err != nil || ctx.Err() != nil {
 					return err
 				}
-				fmt.Fprintf(w, benchRow, sc.name, e, strconv.Itoa(p), fmt.Sprintf("%.0f", r.CyclesPerSecond),
-					fmt.Sprintf("%.0f", r.FlitsPerSecond), fmt.Sprintf("%.2f", r.WallSeconds), r.Digest)
+				totals[fmt.Sprintf("%s@%d", e, p)] = r.total.Seconds()
+				fmt.Fprintf(w, benchRow, sc.name, e, strconv.Itoa(p), fmt.Sprintf("%.0f", r.res.CyclesPerSecond),
+					fmt.Sprintf("%.0f", r.res.FlitsPerSecond), fmt.Sprintf("%.2f", r.res.WallSeconds),
+					fmt.Sprintf("%.2f", r.total.Seconds()), r.res.Digest)
 			}
 		}
+		printRatios(w, totals, o.procs)
 	}
 	return nil
 }
 
-// median runs a scenario repeat times and returns the run of median speed.
-func median(ctx context.Context, sc scenario, engine string, cycles int64, repeat int, metrics bool) (*sim.Results, error) {
-	var runs []*sim.Results
+// printRatios prints the actors/sequential ratios of total time of a
+// scenario: at each GOMAXPROCS, and actors at the most procs against
+// sequential at one (what the cores buy).
+func printRatios(w io.Writer, totals map[string]float64, procs []int) {
+	var parts []string
+	for _, p := range procs {
+		a, s := totals[fmt.Sprintf("actors@%d", p)], totals[fmt.Sprintf("sequential@%d", p)]
+		if a > 0 && s > 0 {
+			parts = append(parts, fmt.Sprintf("%.2f at GOMAXPROCS %d", a/s, p))
+		}
+	}
+	most := slices.Max(procs)
+	if a, s := totals[fmt.Sprintf("actors@%d", most)], totals["sequential@1"]; most > 1 && a > 0 && s > 0 {
+		parts = append(parts, fmt.Sprintf("actors at %d / sequential at 1: %.2f", most, a/s))
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "%-30s actors/sequential total time: %s\n", "", strings.Join(parts, "; "))
+	}
+}
+
+// benchRun is one run of a scenario: its results and its total time
+// (building the network and running it, what a user waits for apart from
+// the process' start).
+type benchRun struct {
+	res   *sim.Results
+	total time.Duration
+}
+
+// median runs a scenario repeat times and returns the run of median total
+// time.
+func median(ctx context.Context, sc scenario, engine string, cycles int64, repeat int, metrics bool) (benchRun, error) {
+	var runs []benchRun
 	for i := 0; i < max(repeat, 1) && ctx.Err() == nil; i++ {
 		cfg := sc.cfg()
 		cfg.Engine, cfg.Cycles, cfg.Warmup = engine, cycles, cycles/5
+		start := time.Now()
 		n, err := buildNetwork(cfg)
 		if err != nil {
-			return nil, err
+			return benchRun{}, err
 		}
 		r, err := runNetwork(ctx, n, sim.Hooks{Observer: benchObserver(metrics, n)})
 		if err != nil {
-			return nil, err
+			return benchRun{}, err
 		}
-		runs = append(runs, r)
+		runs = append(runs, benchRun{res: r, total: time.Since(start)})
 	}
 	if len(runs) == 0 {
-		return nil, ctx.Err()
+		return benchRun{}, ctx.Err()
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].CyclesPerSecond < runs[j].CyclesPerSecond })
+	sort.Slice(runs, func(i, j int) bool { return runs[i].total < runs[j].total })
 	return runs[len(runs)/2], nil
 }

@@ -124,3 +124,20 @@ func TestTopoChannelLoad(t *testing.T) {
 		t.Errorf("dor_ties plus and balanced give digests %q and %q", digests["plus"], digests["balanced"])
 	}
 }
+
+// TestBenchRows: bench prints one row per engine with the same digest (the
+// engines agree), the run and total times, and the actors/sequential ratio.
+func TestBenchRows(t *testing.T) {
+	stdout, stderr, code := opasim(t, "bench", "--scenario", "single", "--repeat", "1", "--cycles", "2000", "--procs", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[0], "total s") || !strings.Contains(lines[3], "actors/sequential total time:") {
+		t.Fatalf("output:\n%s", stdout)
+	}
+	seq, act := strings.Fields(lines[1]), strings.Fields(lines[2])
+	if seq[len(seq)-1] != act[len(act)-1] {
+		t.Errorf("digests differ: %s and %s", seq[len(seq)-1], act[len(act)-1])
+	}
+}
