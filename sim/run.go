@@ -73,8 +73,8 @@ func Execute(ctx context.Context, n *fabric.Network, e Engine, h Hooks) (*Result
 }
 
 // Simulate builds cfg's network and runs it on the engine cfg names, one of
-// engines: the whole run for callers that watch nothing but progress
-// (sweeps, benchmarks, tests).
+// engines: the whole run in one call, for callers that need neither the
+// network nor an observer that reads it (the sweep library's tests).
 func Simulate(ctx context.Context, cfg fabric.Config, engines map[string]Engine, h Hooks) (*Results, error) {
 	n, err := Build(cfg)
 	if err != nil {
