@@ -26,6 +26,8 @@ func TestFactoryErrors(t *testing.T) {
 		{"sbt_strict all zero", "sbt_strict", zeroSBT, "every SLs[].SBTWeight is 0"},
 		{"sbt_strict no VLs", "sbt_strict", func(c *Config) { c.NumVLs = 0 }, "NumVLs = 0"},
 		{"sbt no SLs", "sbt", func(c *Config) { c.SLs = nil }, "len(SLs) = 0"},
+		{"strict no VLs", "strict", func(c *Config) { c.NumVLs = 0 }, "NumVLs = 0"},
+		{"strict SC2SL out of range", "strict", func(c *Config) { c.SC2SL[9] = 5 }, "SC2SL[9] = 5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := paperConfig()
