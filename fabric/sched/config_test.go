@@ -27,6 +27,9 @@ func TestFactoryErrors(t *testing.T) {
 		{"sbt_strict no VLs", "sbt_strict", func(c *Config) { c.NumVLs = 0 }, "NumVLs = 0"},
 		{"sbt no SLs", "sbt", func(c *Config) { c.SLs = nil }, "len(SLs) = 0"},
 		{"strict no VLs", "strict", func(c *Config) { c.NumVLs = 0 }, "NumVLs = 0"},
+		{"wrr all zero", "wrr", zeroSBT, "wrr: every SLs[].SBTWeight is 0"},
+		{"wrr negative weight", "wrr", func(c *Config) { c.SLs[3].SBTWeight = -1 }, "SLs[3].SBTWeight = -1"},
+		{"wrr no VLs", "wrr", func(c *Config) { c.NumVLs = 0 }, "wrr: NumVLs = 0"},
 		{"strict SC2SL out of range", "strict", func(c *Config) { c.SC2SL[9] = 5 }, "SC2SL[9] = 5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ func Default() *Registry {
 	must(r.Register("sbt_strict", Registration{New: NewSBTStrict}))
 	must(r.Register("dtable", Registration{New: NewDTable, NeedsTable: true}))
 	must(r.Register("strict", Registration{New: NewStrict}))
+	must(r.Register("wrr", Registration{New: NewWRR}))
 	return r
 }
 
