@@ -30,6 +30,12 @@ func TestFactoryErrors(t *testing.T) {
 		{"wrr all zero", "wrr", zeroSBT, "wrr: every SLs[].SBTWeight is 0"},
 		{"wrr negative weight", "wrr", func(c *Config) { c.SLs[3].SBTWeight = -1 }, "SLs[3].SBTWeight = -1"},
 		{"wrr no VLs", "wrr", func(c *Config) { c.NumVLs = 0 }, "wrr: NumVLs = 0"},
+		{"drr all zero", "drr", zeroSBT, "drr: every SLs[].SBTWeight is 0"},
+		{"drr no MTU", "drr", func(c *Config) {
+			for i := range c.SLs {
+				c.SLs[i].MTUCredits = 0
+			}
+		}, "drr: the largest SLs[].MTUCredits is 0"},
 		{"strict SC2SL out of range", "strict", func(c *Config) { c.SC2SL[9] = 5 }, "SC2SL[9] = 5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

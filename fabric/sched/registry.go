@@ -15,6 +15,7 @@ func Default() *Registry {
 	must(r.Register("dtable", Registration{New: NewDTable, NeedsTable: true}))
 	must(r.Register("strict", Registration{New: NewStrict}))
 	must(r.Register("wrr", Registration{New: NewWRR}))
+	must(r.Register("drr", Registration{New: NewDRR}))
 	return r
 }
 
