@@ -74,7 +74,7 @@ func TestDTableListsEveryProblem(t *testing.T) {
 // TestRegistered: the default registry knows the built-in schedulers.
 func TestRegistered(t *testing.T) {
 	reg := Default()
-	for _, name := range []string{"rr", "sbt", "sbt_strict", "dtable"} {
+	for _, name := range []string{"rr", "sbt", "sbt_strict", "dtable", "strict", "wrr", "drr"} {
 		if !reg.Has(name) {
 			t.Errorf("Default() lacks %q (has %v)", name, reg.Names())
 		}
