@@ -26,6 +26,17 @@ func TestFactoryErrors(t *testing.T) {
 		{"sbt_strict all zero", "sbt_strict", zeroSBT, "every SLs[].SBTWeight is 0"},
 		{"sbt_strict no VLs", "sbt_strict", func(c *Config) { c.NumVLs = 0 }, "NumVLs = 0"},
 		{"sbt no SLs", "sbt", func(c *Config) { c.SLs = nil }, "len(SLs) = 0"},
+		{"strict no VLs", "strict", func(c *Config) { c.NumVLs = 0 }, "NumVLs = 0"},
+		{"wrr all zero", "wrr", zeroSBT, "wrr: every SLs[].SBTWeight is 0"},
+		{"wrr negative weight", "wrr", func(c *Config) { c.SLs[3].SBTWeight = -1 }, "SLs[3].SBTWeight = -1"},
+		{"wrr no VLs", "wrr", func(c *Config) { c.NumVLs = 0 }, "wrr: NumVLs = 0"},
+		{"drr all zero", "drr", zeroSBT, "drr: every SLs[].SBTWeight is 0"},
+		{"drr no MTU", "drr", func(c *Config) {
+			for i := range c.SLs {
+				c.SLs[i].MTUCredits = 0
+			}
+		}, "drr: the largest SLs[].MTUCredits is 0"},
+		{"strict SC2SL out of range", "strict", func(c *Config) { c.SC2SL[9] = 5 }, "SC2SL[9] = 5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := paperConfig()
@@ -63,7 +74,7 @@ func TestDTableListsEveryProblem(t *testing.T) {
 // TestRegistered: the default registry knows the built-in schedulers.
 func TestRegistered(t *testing.T) {
 	reg := Default()
-	for _, name := range []string{"rr", "sbt", "sbt_strict", "dtable"} {
+	for _, name := range []string{"rr", "sbt", "sbt_strict", "dtable", "strict", "wrr", "drr"} {
 		if !reg.Has(name) {
 			t.Errorf("Default() lacks %q (has %v)", name, reg.Names())
 		}
