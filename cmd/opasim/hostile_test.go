@@ -62,6 +62,8 @@ func TestHostileInput(t *testing.T) {
 		{"ports with a preset", []string{"run", "--preset", "single-switch", "--ports", "16"}, []string{"--ports 16", "single-switch", "own shape"}},
 		{"ports with a torus config", []string{"run", "--config", hugeTorus, "--ports", "16"}, []string{"--ports 16", "torus"}},
 		{"a misspelt key", []string{"run", "--config", write("typo.yaml", []byte("traffic:\n  laod: 0.5\n"))}, []string{"traffic.laod (line 2)", "did you mean load?"}},
+		{"every SBT weight zero", []string{"run", "--scheduler", "wrr", "--config", write("weights.yaml", []byte("qos:\n  sls:\n    - {name: A, scs: [0], share: 1.0, sbt_weight: 0}\n  sc2vl: [0]\n"))},
+			[]string{"qos.scheduler", "wrr", "SBTWeight is 0"}},
 		{"metrics port out of range", []string{"run", "--metrics-addr", "127.0.0.1:70000"}, []string{"--metrics-addr", "70000", "65535"}},
 	} {
 		expectRefused(t, tc.name, tc.args, tc.want)
