@@ -93,3 +93,23 @@ func TestSLMTUDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestDTableFileNamesKeys: a DTable table file is checked like a config:
+// a misspelt key and a value of the wrong type are named by their path and
+// line, never by Go types.
+func TestDTableFileNamesKeys(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ text, want string }{
+		{"slz:\n  - {name: VO, mtu: 2}\nentries: []\n", "slz (line 1): unknown key; did you mean sls?"},
+		{"sls:\n  - {name: VO, mtu: two}\nentries: []\n", `sls[0].mtu (line 2): "two" is not an integer`},
+	} {
+		path := filepath.Join(dir, "t.yaml")
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := readDTable(path)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "dtable.") {
+			t.Errorf("%q: %v, want a message with %q and no Go type", tc.text, err, tc.want)
+		}
+	}
+}

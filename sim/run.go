@@ -1,11 +1,15 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"reflect"
 
 	"github.com/pbnjay/memory"
+	"gopkg.in/yaml.v3"
 
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/dtable"
@@ -56,11 +60,30 @@ func readDTable(path string) (dtable.Table, error) {
 		return dtable.Table{}, fmt.Errorf("qos.dtable_file: %w", err)
 	}
 	defer f.Close()
-	tab, err := dtable.ReadTable(limitReader(f, maxFileBytes))
+	data, err := io.ReadAll(limitReader(f, maxFileBytes))
+	if err != nil {
+		return dtable.Table{}, fmt.Errorf("qos.dtable_file %s: %w", path, err)
+	}
+	if err := checkKeys(data, reflect.TypeOf(dtable.Table{})); err != nil {
+		return dtable.Table{}, fmt.Errorf("qos.dtable_file %s: %w", path, err)
+	}
+	tab, err := dtable.ReadTable(bytes.NewReader(data))
 	if err != nil {
 		return dtable.Table{}, fmt.Errorf("qos.dtable_file %s: %w", path, err)
 	}
 	return tab, nil
+}
+
+// checkKeys checks the first YAML document of data against type t: its
+// keys and value types, each problem naming the key path and line (the
+// decoders' own messages name Go types). A document that does not parse
+// is left to the decoder.
+func checkKeys(data []byte, t reflect.Type) error {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		return nil
+	}
+	return checkDocument(&doc, t)
 }
 
 // Execute runs n on engine e and measures it.
