@@ -55,23 +55,34 @@ func Build(cfg fabric.Config) (*fabric.Network, error) {
 }
 
 func readDTable(path string) (dtable.Table, error) {
-	f, err := openRegular(path, maxFileBytes)
+	data, err := ReadChecked(path, reflect.TypeOf(dtable.Table{}))
 	if err != nil {
-		return dtable.Table{}, fmt.Errorf("qos.dtable_file: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(limitReader(f, maxFileBytes))
-	if err != nil {
-		return dtable.Table{}, fmt.Errorf("qos.dtable_file %s: %w", path, err)
-	}
-	if err := checkKeys(data, reflect.TypeOf(dtable.Table{})); err != nil {
-		return dtable.Table{}, fmt.Errorf("qos.dtable_file %s: %w", path, err)
+		return dtable.Table{}, fmt.Errorf("qos.dtable_file %s", err)
 	}
 	tab, err := dtable.ReadTable(bytes.NewReader(data))
 	if err != nil {
 		return dtable.Table{}, fmt.Errorf("qos.dtable_file %s: %w", path, err)
 	}
 	return tab, nil
+}
+
+// ReadChecked reads the YAML file path (a regular file of at most 1 MiB)
+// and checks its keys and value types against type t, each problem named
+// by its key path and line. Errors begin with the path.
+func ReadChecked(path string, t reflect.Type) ([]byte, error) {
+	f, err := openRegular(path, maxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(limitReader(f, maxFileBytes))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := checkKeys(data, t); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, nil
 }
 
 // checkKeys checks the first YAML document of data against type t: its

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+	"reflect"
 
 	"github.com/spf13/cobra"
 
 	"github.com/opasim/opasim/fabric/dtable"
+	"github.com/opasim/opasim/sim"
 )
 
 func newQoSCmd() *cobra.Command {
@@ -61,12 +62,11 @@ func (o *dtableFlags) run(cmd *cobra.Command) error {
 	}
 	req := o.req
 	if o.file != "" {
-		f, err := os.Open(o.file)
+		data, err := sim.ReadChecked(o.file, reflect.TypeOf(dtable.Request{}))
 		if err != nil {
-			return badInput(fmt.Errorf("--file: %w", err))
+			return badInput(fmt.Errorf("--file %w", err))
 		}
-		defer f.Close()
-		if req, err = dtable.LoadRequest(f); err != nil {
+		if req, err = dtable.LoadRequest(bytes.NewReader(data)); err != nil {
 			return badInput(fmt.Errorf("--file %s: %w", o.file, err))
 		}
 	}
