@@ -35,7 +35,8 @@ func (c *clockActor) Receive(ctx actor.Context) {
 				c.firstDone = c.lastDone
 			}
 		}
-		c.loop.Done(m.g, m.next, m.moves, m.undelivered)
+		c.loop.Done(m.g, m.next)
+		c.loop.Counts(m.g, m.moves, m.undelivered)
 		for _, w := range m.wakes {
 			c.loop.Wake(w.g, w.at)
 		}

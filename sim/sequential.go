@@ -22,6 +22,7 @@ type Sequential struct {
 // blocked network.
 func (s Sequential) Run(ctx context.Context, n *fabric.Network, h Hooks) (Outcome, error) {
 	l := NewWindows(ctx, n, h)
+	l.CountWith(func(g int) (int64, int64) { return n.Moves(g), n.Undelivered(g) })
 	e := seqEngine{n: n, l: l, lose: s.Lose, groupOf: make([]int, len(n.Comps)),
 		pending: make([][]messages.Msg, len(n.Comps)), wake: make([]clock.Cycle, len(n.Comps))}
 	for g, grp := range n.Groups {
@@ -78,7 +79,7 @@ func (e *seqEngine) step(g int, w clock.Window) {
 	if o := e.l.Observer(); o != nil {
 		o.GroupDone(g, w, 0)
 	}
-	e.l.Done(g, next, e.n.Moves(g), e.n.Undelivered(g))
+	e.l.Done(g, next)
 }
 
 // route files the messages a component sent: for a component of group g,

@@ -72,7 +72,7 @@ func runOnce(cmd *cobra.Command, f *runFlags) error {
 func report(cmd *cobra.Command, out string, res *sim.Results) error {
 	printSummary(cmd.OutOrStdout(), res)
 	if out != "" {
-		if err := writeResults(out, res, cmd.ErrOrStderr()); err != nil {
+		if err := writeResultsJSON(out, res, cmd.ErrOrStderr()); err != nil {
 			return err
 		}
 	}
@@ -198,12 +198,8 @@ func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, n *fabric.Ne
 	return res, err
 }
 
-// writeResults writes the results JSON to path; if that fails, it prints
-// the JSON to stderr rather than lose a finished run.
-func writeResults(path string, res *sim.Results, stderr io.Writer) error {
-	return writeResultsJSON(path, res, stderr)
-}
-
+// writeResultsJSON writes the results JSON to path; if that fails, it
+// prints the JSON to stderr rather than lose a finished run.
 func writeResultsJSON(path string, v any, stderr io.Writer) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
