@@ -18,32 +18,56 @@ import (
 type engine struct {
 	net        *fabric.Network
 	system     *actor.ActorSystem
-	groups     []*actor.PID
-	groupOf    []int // component -> group
-	childOf    []int // component -> its index among its group's children
+	ranges     [][2]int // per partition, its groups [lo, hi); changed only between windows
+	parts      []*actor.PID
+	partOf     []int // group -> partition, as ranges says
+	groups     []inline
+	inbox      [][]messages.Msg // per group, messages filed and not yet taken
+	fixed      bool             // never rebalance the partitions
+	groupOf    []int            // component -> group
+	childOf    []int            // component -> its index among its group's children
 	clockPID   *actor.PID
 	finished   chan struct{}
 	failed     chan error
 	supervisor actor.SupervisorStrategy
 	observer   sim.Observer
-	due        int // groups ticked in the current window
 }
 
 // Engine is the actor engine: every component an actor, grouped per switch
-// and per switch's NICs, kept in step by a global clock actor.
-type Engine struct{}
-
-// Run drives n on actors (see the package doc).
-func (Engine) Run(ctx context.Context, n *fabric.Network, h sim.Hooks) (sim.Outcome, error) {
-	return Run(ctx, n, h)
+// and per switch's NICs, the groups shared out among partition actors (one
+// per worker), all kept in step by a global clock actor.
+type Engine struct {
+	// Fixed keeps the first partitioning (by the groups' component counts)
+	// for the whole run instead of rebalancing by measured time.
+	Fixed bool
 }
 
 // Run drives n on actors until the configured end, an interruption of ctx,
 // or a failure of any actor (which aborts the run with an error: a model
 // actor is never restarted with fresh state).
+func (en Engine) Run(ctx context.Context, n *fabric.Network, h sim.Hooks) (sim.Outcome, error) {
+	return run(ctx, n, h, en.Fixed)
+}
+
+// Run drives n on actors with the default Engine.
 func Run(ctx context.Context, n *fabric.Network, h sim.Hooks) (sim.Outcome, error) {
+	return Engine{}.Run(ctx, n, h)
+}
+
+// Partitions is the number of partitions a run of n uses: the config's
+// partitions (0: GOMAXPROCS), at most one per group.
+func Partitions(n *fabric.Network) int {
+	p := n.Config.Partitions
+	if p <= 0 {
+		p = runtime.GOMAXPROCS(0)
+	}
+	return min(p, len(n.Groups))
+}
+
+func run(ctx context.Context, n *fabric.Network, h sim.Hooks, fixed bool) (sim.Outcome, error) {
 	loop := sim.NewWindows(ctx, n, h) // its wall time starts here
-	e := &engine{net: n, system: newSystem(), finished: make(chan struct{}, 1), failed: make(chan error, 1)}
+	e := &engine{net: n, system: newSystem(), finished: make(chan struct{}, 1), failed: make(chan error, 1),
+		observer: h.Observer, fixed: fixed, inbox: make([][]messages.Msg, len(n.Groups))}
 	e.supervisor = stopAndReport{e.failed}
 	e.groupOf, e.childOf = make([]int, len(n.Comps)), make([]int, len(n.Comps))
 	for gi, g := range n.Groups {
@@ -51,22 +75,27 @@ func Run(ctx context.Context, n *fabric.Network, h sim.Hooks) (sim.Outcome, erro
 			e.groupOf[id], e.childOf[id] = gi, i
 		}
 	}
-	workers := runtime.GOMAXPROCS(0)
-	p := newPool(workers, 4*len(n.Groups)+16, 64)
+	e.partOf = make([]int, len(n.Groups))
+	e.setRanges(split(groupWeights(n), Partitions(n)))
+	workers := min(runtime.GOMAXPROCS(0), len(e.ranges))
+	p := newPool(workers, len(e.ranges)+16, 64)
 	defer p.close()
 	root := e.system.Root
-	for gi := range n.Groups {
-		ga := &groupActor{index: gi, e: e, outgoing: map[int]*batch{}}
-		props := actor.PropsFromProducer(func() actor.Actor { return ga },
+	sp := newSpawner(e)
+	for g := range n.Groups {
+		e.groups = append(e.groups, sp.spawn(root, fmt.Sprintf("g%d", g), &groupActor{index: g, e: e}))
+	}
+	for q := range e.ranges {
+		pa := newPartition(e, q)
+		props := actor.PropsFromProducer(func() actor.Actor { return pa },
 			actor.WithDispatcher(p), actor.WithSupervisor(e.supervisor))
-		pid, err := root.SpawnNamed(props, fmt.Sprintf("g%d", gi))
+		pid, err := root.SpawnNamed(props, fmt.Sprintf("p%d", q))
 		if err != nil {
 			return sim.Outcome{}, err
 		}
-		e.groups = append(e.groups, pid)
+		e.parts = append(e.parts, pid)
 	}
-	ca := &clockActor{e: e, loop: loop, timed: h.Observer != nil}
-	e.observer = h.Observer
+	ca := newClock(e, loop, h.Observer != nil)
 	e.clockPID = root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ca },
 		actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)), actor.WithSupervisor(e.supervisor)))
 	root.Send(e.clockPID, &start{})
@@ -76,11 +105,51 @@ func Run(ctx context.Context, n *fabric.Network, h sim.Hooks) (sim.Outcome, erro
 		e.shutdown()
 		return sim.Outcome{}, err
 	}
-	held := e.collect()
+	held := e.collect(ca)
 	e.shutdown()
 	o := ca.loop.Outcome("actors")
-	o.InFlight = held
+	o.InFlight, o.Partitions = held, len(e.ranges)
 	return o, nil
+}
+
+// setRanges shares the groups out among the partitions.
+func (e *engine) setRanges(ranges [][2]int) {
+	e.ranges = ranges
+	for q, r := range ranges {
+		for g := r[0]; g < r[1]; g++ {
+			e.partOf[g] = q
+		}
+	}
+}
+
+// groupWeights estimates each group's share of the work: its components.
+func groupWeights(n *fabric.Network) []int {
+	w := make([]int, len(n.Groups))
+	for g, grp := range n.Groups {
+		w[g] = len(grp.Members)
+	}
+	return w
+}
+
+// split cuts groups 0..len(weights)-1 into parts contiguous ranges of
+// nearly equal total weight, none empty (parts ≤ len(weights)).
+func split(weights []int, parts int) [][2]int {
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	ranges := make([][2]int, 0, parts)
+	lo, sum := 0, 0
+	for g, w := range weights {
+		sum += w
+		q := len(ranges)
+		left := len(weights) - g - 1 // groups after g
+		if q < parts-1 && left >= parts-q-1 && (sum*parts >= total*(q+1) || left == parts-q-1) {
+			ranges = append(ranges, [2]int{lo, g + 1})
+			lo = g + 1
+		}
+	}
+	return append(ranges, [2]int{lo, len(weights)})
 }
 
 // newSystem makes an actor system that logs only errors: the run's own
@@ -90,21 +159,26 @@ func newSystem() *actor.ActorSystem {
 	return actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return logger }))
 }
 
-// collect asks every group for the messages it still holds; batches sent in
-// the last window reach their group before this request does.
-func (e *engine) collect() []messages.Msg {
+// collect asks every partition for the messages its groups still hold,
+// handing it what was sent in the last window.
+func (e *engine) collect(c *clockActor) []messages.Msg {
 	var held []messages.Msg
-	for _, pid := range e.groups {
+	for q, pid := range e.parts {
 		reply := make(chan []messages.Msg, 1)
-		e.system.Root.Send(pid, &flush{reply: reply})
+		f := &flush{lo: e.ranges[q][0], hi: e.ranges[q][1], in: make([]outgoing, len(e.parts)), reply: reply}
+		c.fill(f.in)
+		e.system.Root.Send(pid, f)
 		held = append(held, <-reply...)
 	}
 	return held
 }
 
 func (e *engine) shutdown() {
-	for _, pid := range e.groups {
+	for _, pid := range e.parts {
 		_ = e.system.Root.StopFuture(pid).Wait()
+	}
+	for _, g := range e.groups {
+		_ = e.system.Root.StopFuture(g.pid).Wait()
 	}
 	_ = e.system.Root.StopFuture(e.clockPID).Wait()
 	e.system.Shutdown()

@@ -64,9 +64,8 @@ func configs() map[string]fabric.Config {
 	return all
 }
 
-// TestEnginesAgree: the actor engine at GOMAXPROCS 1 and 2, with the
-// largest window and with one-cycle windows, gives the sequential engine's
-// digest, bit for bit, on several configs.
+// TestEnginesAgree: the actor engine, in every variant below, gives the
+// sequential engine's digest, bit for bit, on several configs.
 func TestEnginesAgree(t *testing.T) {
 	for name, cfg := range configs() {
 		seq := build(t, cfg)
@@ -77,29 +76,41 @@ func TestEnginesAgree(t *testing.T) {
 		if v := cfg.QoS.SchedulerView; (v == fabric.ViewTable || v == fabric.ViewTableFeedback) && want.SchedulerWasted == 0 {
 			t.Errorf("%s: no wasted decision: the case does not test the %s view", name, v)
 		}
-		for _, procs := range []int{1, 2} {
-			for _, window := range []int64{0, 1} {
-				c := cfg
-				c.Window = window
-				prev := runtime.GOMAXPROCS(procs)
-				n := build(t, c)
-				o, err := Run(context.Background(), n, sim.Hooks{})
-				runtime.GOMAXPROCS(prev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := sim.Measure(n, o)
-				if got.Digest != want.Digest || got.DeliveredFlits != want.DeliveredFlits || !got.ConservationOK {
-					t.Errorf("%s, GOMAXPROCS=%d, window=%d: digest %s (%d flits, conservation %v), sequential %s (%d flits)",
-						name, procs, window, got.Digest, got.DeliveredFlits, got.ConservationOK, want.Digest, want.DeliveredFlits)
-				}
-				if got.SchedulerDecisions != want.SchedulerDecisions || got.SchedulerWasted != want.SchedulerWasted {
-					t.Errorf("%s, GOMAXPROCS=%d, window=%d: %d scheduler decisions, %d wasted; sequential %d, %d",
-						name, procs, window, got.SchedulerDecisions, got.SchedulerWasted, want.SchedulerDecisions, want.SchedulerWasted)
-				}
+		for _, v := range variants {
+			c := cfg
+			c.Window, c.Partitions = v.window, v.parts
+			prev := runtime.GOMAXPROCS(v.procs)
+			n := build(t, c)
+			o, err := Engine{Fixed: v.fixed}.Run(context.Background(), n, sim.Hooks{})
+			runtime.GOMAXPROCS(prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := sim.Measure(n, o)
+			if got.Digest != want.Digest || got.DeliveredFlits != want.DeliveredFlits || !got.ConservationOK {
+				t.Errorf("%s, %+v: digest %s (%d flits, conservation %v), sequential %s (%d flits)",
+					name, v, got.Digest, got.DeliveredFlits, got.ConservationOK, want.Digest, want.DeliveredFlits)
+			}
+			if got.SchedulerDecisions != want.SchedulerDecisions || got.SchedulerWasted != want.SchedulerWasted {
+				t.Errorf("%s, %+v: %d scheduler decisions, %d wasted; sequential %d, %d",
+					name, v, got.SchedulerDecisions, got.SchedulerWasted, want.SchedulerDecisions, want.SchedulerWasted)
 			}
 		}
 	}
+}
+
+// variants are the ways TestEnginesAgree runs the actor engine: at
+// GOMAXPROCS 1 and 2, with the largest window and with one-cycle windows,
+// with one partition per worker and with more partitions than workers (0
+// parts: one per GOMAXPROCS), rebalanced by measured time (which moves
+// groups between partitions during the run) or fixed.
+var variants = []struct {
+	procs, parts int
+	window       int64
+	fixed        bool
+}{
+	{1, 0, 0, false}, {2, 0, 0, false}, {1, 0, 1, false}, {2, 0, 1, false},
+	{2, 0, 0, true}, {2, 3, 0, false}, {1, 5, 1, true}, {2, 64, 0, false},
 }
 
 // TestRepeatable: the same config and seed give the same digest run after

@@ -2,9 +2,6 @@ package actors
 
 import (
 	"fmt"
-	"sort"
-	"sync"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -12,13 +9,52 @@ import (
 	"github.com/opasim/opasim/messages"
 )
 
-// batches recycles the batch messages groups send each other.
-var batches = sync.Pool{New: func() any { return &batch{} }}
+// inline is an actor its parent drives on the parent's own goroutine: it
+// runs on the synchronized dispatcher with an inline mailbox, and the
+// parent posts to that mailbox directly rather than resolving the PID at
+// every message.
+type inline struct {
+	pid  *actor.PID
+	mbox *inlineMailbox
+}
+
+// send posts msg to the actor, which handles it before send returns.
+func (a inline) send(msg any) { a.mbox.PostUserMessage(msg) }
+
+// spawner spawns the inline children of one parent, all with one Props
+// (the actor and the mailbox of a spawn are made during the spawn call).
+type spawner struct {
+	props *actor.Props
+	next  actor.Actor
+	mbox  *inlineMailbox
+}
+
+func newSpawner(e *engine) *spawner {
+	s := &spawner{}
+	s.props = actor.PropsFromProducer(func() actor.Actor { return s.next },
+		actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)),
+		actor.WithMailbox(func() actor.Mailbox { s.mbox = &inlineMailbox{}; return s.mbox }),
+		actor.WithSupervisor(e.supervisor))
+	return s
+}
+
+// spawn spawns a as a child of ctx's actor.
+func (s *spawner) spawn(ctx actor.SpawnerContext, name string, a actor.Actor) inline {
+	s.next, s.mbox = a, nil
+	pid, err := ctx.SpawnNamed(s.props, name)
+	if err != nil {
+		panic(err)
+	}
+	if s.mbox == nil {
+		panic(fmt.Sprintf("actor %s: the mailbox was not made during its spawn", pid.Id))
+	}
+	return inline{pid: pid, mbox: s.mbox}
+}
 
 // child is a component actor of a group, with the messages addressed to it
 // that the group holds until its next step.
 type child struct {
-	pid     *actor.PID
+	inline
 	step    step
 	pending []messages.Msg
 	wake    clock.Cycle
@@ -26,133 +62,97 @@ type child struct {
 
 // groupActor is a switch (its MPorts, central crossbar and output ports) or
 // a bank of NICs. In each window it steps the children that have work, in
-// a fixed order; messages between its children stay inside, messages for
-// other groups go out as one batch per destination group.
+// member order; messages between its children stay inside, messages for
+// other groups go to its partition's exchange.
 type groupActor struct {
 	index    int
 	e        *engine
-	children []*child
-	incoming []*batch
-	outgoing map[int]*batch
-	dests    []int
+	children []child
 }
 
 func (g *groupActor) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		g.spawnChildren(ctx)
-	case *batch:
-		g.incoming = append(g.incoming, m)
-	case *tick:
-		g.run(ctx, m.w)
-	case *flush:
-		g.takeIncoming()
-		var held []messages.Msg
-		for _, c := range g.children {
-			held = append(held, c.pending...)
+	case *turn:
+		g.turn(m)
+	case *held:
+		for i := range g.children {
+			m.msgs = append(m.msgs, g.children[i].pending...)
 		}
-		m.reply <- held
 	}
 }
 
 func (g *groupActor) spawnChildren(ctx actor.Context) {
 	members := g.e.net.Groups[g.index].Members
-	for _, id := range members {
+	g.children = make([]child, len(members))
+	sp := newSpawner(g.e)
+	for i, id := range members {
 		comp := g.e.net.Comps[id]
-		props := actor.PropsFromProducer(func() actor.Actor { return &componentActor{c: comp} },
-			actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)), actor.WithMailbox(newInlineMailbox),
-			actor.WithSupervisor(g.e.supervisor))
-		pid, err := ctx.SpawnNamed(props, fmt.Sprintf("c%d", id))
-		if err != nil {
-			panic(err)
-		}
-		g.children = append(g.children, &child{pid: pid, wake: comp.Next()})
+		c := &g.children[i]
+		c.inline = sp.spawn(ctx, fmt.Sprintf("c%d", id), &componentActor{c: comp})
+		c.wake = comp.Next()
 	}
 }
 
-// takeIncoming files the batches other groups sent, in group order.
-func (g *groupActor) takeIncoming() {
-	sort.Slice(g.incoming, func(i, j int) bool { return g.incoming[i].from < g.incoming[j].from })
-	for _, b := range g.incoming {
-		for _, m := range b.msgs {
-			c := g.children[g.e.childOf[m.Dst]]
-			c.pending = append(c.pending, m)
-			c.wake = clock.Min(c.wake, m.At)
-		}
-		b.msgs = b.msgs[:0]
-		batches.Put(b)
+func (g *groupActor) turn(r *turn) {
+	for _, m := range r.in {
+		c := &g.children[g.e.childOf[m.Dst]]
+		c.pending = append(c.pending, m)
+		c.wake = clock.Min(c.wake, m.At)
 	}
-	g.incoming = g.incoming[:0]
-}
-
-func (g *groupActor) run(ctx actor.Context, w clock.Window) {
-	var began time.Time
-	if g.e.observer != nil {
-		began = time.Now()
-	}
-	g.takeIncoming()
-	for _, c := range g.children {
-		if c.wake < w.To {
-			g.stepChild(ctx, c, w.To)
+	for i := range g.children {
+		if c := &g.children[i]; c.wake < r.w.To {
+			g.stepChild(c, r.w.To, r.x)
 		}
 	}
-	if g.e.observer != nil {
-		g.e.observer.GroupDone(g.index, w, time.Since(began))
+	r.next = clock.Never
+	for i := range g.children {
+		r.next = clock.Min(r.next, g.children[i].wake)
 	}
-	g.finish(ctx)
+	r.moves, r.undelivered = g.e.net.Moves(g.index), g.e.net.Undelivered(g.index)
+	r.ok = true
 }
 
-func (g *groupActor) stepChild(ctx actor.Context, c *child, to clock.Cycle) {
+func (g *groupActor) stepChild(c *child, to clock.Cycle, x *exchange) {
 	s := &c.step
 	s.to, s.in, s.ran = to, c.pending, false
-	ctx.Send(c.pid, s)
+	c.send(s)
 	if !s.ran {
 		panic("component actor did not run inline: components must use the synchronized dispatcher")
 	}
 	c.pending, s.in = s.in[:0], nil
 	c.wake = s.next
 	for i := range s.out.Msgs {
-		g.route(&s.out.Msgs[i])
+		g.route(&s.out.Msgs[i], x)
 	}
 	s.out.Msgs = s.out.Msgs[:0]
 }
 
-func (g *groupActor) route(m *messages.Msg) {
+// route files a message a child sent: for a child of this group at once,
+// for another group of the partition in that group's inbox (which it takes
+// when it next runs, later in this window if it is due), for another
+// partition's group in the exchange.
+func (g *groupActor) route(m *messages.Msg, x *exchange) {
 	dg := g.e.groupOf[m.Dst]
 	if dg == g.index {
-		c := g.children[g.e.childOf[m.Dst]]
+		c := &g.children[g.e.childOf[m.Dst]]
 		c.pending = append(c.pending, *m)
 		c.wake = clock.Min(c.wake, m.At)
 		return
 	}
-	b := g.outgoing[dg]
-	if b == nil {
-		b = batches.Get().(*batch)
-		b.from = g.index
-		g.outgoing[dg] = b
-		g.dests = append(g.dests, dg)
-	}
-	b.msgs = append(b.msgs, *m)
-}
-
-// finish sends the batches, then reports to the clock: the group's next
-// wake and the earliest cycle each destination group must wake for.
-func (g *groupActor) finish(ctx actor.Context) {
-	d := &done{g: g.index, next: clock.Never, moves: g.e.net.Moves(g.index), undelivered: g.e.net.Undelivered(g.index)}
-	for _, c := range g.children {
-		d.next = clock.Min(d.next, c.wake)
-	}
-	sort.Ints(g.dests)
-	for _, dg := range g.dests {
-		b := g.outgoing[dg]
-		first := clock.Never
-		for i := range b.msgs {
-			first = clock.Min(first, b.msgs[i].At)
+	if x.partOf[dg] == x.part {
+		x.inbox[dg] = append(x.inbox[dg], *m)
+	} else {
+		if len(x.out.msgs[dg]) == 0 {
+			x.out.groups = append(x.out.groups, dg)
 		}
-		d.wakes = append(d.wakes, wake{g: dg, at: first})
-		ctx.Send(g.e.groups[dg], b)
-		delete(g.outgoing, dg)
+		x.out.msgs[dg] = append(x.out.msgs[dg], *m)
 	}
-	g.dests = g.dests[:0]
-	ctx.Send(g.e.clockPID, d)
+	if m.At < x.wakeAt[dg] {
+		if x.wakeAt[dg] == clock.Never {
+			x.touched = append(x.touched, dg)
+		}
+		x.wakeAt[dg] = m.At
+	}
 }

@@ -7,16 +7,18 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// inlineMailbox is the mailbox of the component actors. A message posted
-// while the actor is idle is processed at once, on the poster's goroutine
-// (the actor's group), without a queue; a message posted while the actor is
-// busy is queued and processed, in order, before the busy call returns.
-// It keeps the mailbox guarantee (one message at a time, in order) at a
-// fraction of the cost of the default queue, which matters because a group
-// steps each of its busy components once per window.
+// inlineMailbox is the mailbox of the actors a parent drives inline (group
+// and component actors). A message posted while the actor is idle is
+// processed at once, on the poster's goroutine, without a queue; a message
+// posted while the actor is busy is queued and processed, in order, before
+// the busy call returns. It keeps the mailbox guarantee (one message at a
+// time, in order) at a fraction of the cost of the default queue, which
+// matters because a group steps each of its busy components once per
+// window.
 type inlineMailbox struct {
 	invoker actor.MessageInvoker
 	running atomic.Bool
+	queued  atomic.Int32 // messages in user and system
 	mu      sync.Mutex
 	user    []any
 	system  []any
@@ -24,30 +26,28 @@ type inlineMailbox struct {
 
 func newInlineMailbox() actor.Mailbox { return &inlineMailbox{} }
 
-func (m *inlineMailbox) PostUserMessage(msg any) {
-	m.post(msg, false)
-}
+func (m *inlineMailbox) PostUserMessage(msg any) { m.post(msg, false) }
 
-func (m *inlineMailbox) PostSystemMessage(msg any) {
-	m.post(msg, true)
-}
+func (m *inlineMailbox) PostSystemMessage(msg any) { m.post(msg, true) }
 
 func (m *inlineMailbox) post(msg any, system bool) {
-	if !m.running.CompareAndSwap(false, true) {
-		m.mu.Lock()
-		if system {
-			m.system = append(m.system, msg)
-		} else {
-			m.user = append(m.user, msg)
-		}
-		m.mu.Unlock()
-		if m.running.CompareAndSwap(false, true) {
-			m.drain()
-		}
+	if m.running.CompareAndSwap(false, true) {
+		m.invoke(msg, system)
+		m.release()
 		return
 	}
-	m.invoke(msg, system)
-	m.drain()
+	m.mu.Lock()
+	if system {
+		m.system = append(m.system, msg)
+	} else {
+		m.user = append(m.user, msg)
+	}
+	m.queued.Add(1)
+	m.mu.Unlock()
+	// The actor may have gone idle before the message was queued.
+	if m.running.CompareAndSwap(false, true) {
+		m.release()
+	}
 }
 
 func (m *inlineMailbox) invoke(msg any, system bool) {
@@ -63,18 +63,22 @@ func (m *inlineMailbox) invoke(msg any, system bool) {
 	}
 }
 
-// drain processes what was queued meanwhile, then goes idle.
-func (m *inlineMailbox) drain() {
+// release processes what was queued meanwhile, then goes idle; a message
+// queued as it goes idle is processed by whichever poster wins the actor
+// back.
+func (m *inlineMailbox) release() {
 	for {
-		m.mu.Lock()
-		if len(m.system) == 0 && len(m.user) == 0 {
-			m.running.Store(false)
+		for m.queued.Load() > 0 {
+			m.mu.Lock()
+			msg, system := m.pop()
+			m.queued.Add(-1)
 			m.mu.Unlock()
+			m.invoke(msg, system)
+		}
+		m.running.Store(false)
+		if m.queued.Load() == 0 || !m.running.CompareAndSwap(false, true) {
 			return
 		}
-		msg, system := m.pop()
-		m.mu.Unlock()
-		m.invoke(msg, system)
 	}
 }
 

@@ -2,6 +2,10 @@ package fabric
 
 import "github.com/opasim/opasim/fabric/topo"
 
+// MaxPartitions bounds the actor engine's partitions (config key
+// partitions): one per worker thread is the point of them.
+const MaxPartitions = 1024
+
 // Config is a whole run: every key has its default in Default() and is
 // checked by Validate. YAML keys are snake_case; unknown keys are errors.
 type Config struct {
@@ -9,6 +13,7 @@ type Config struct {
 	Cycles         int64          `yaml:"cycles" json:"cycles"` // total, warm-up included
 	Warmup         int64          `yaml:"warmup" json:"warmup"`
 	Engine         string         `yaml:"engine" json:"engine"`                     // actors | sequential
+	Partitions     int            `yaml:"partitions" json:"partitions"`             // the actor engine's partitions of the groups; 0 = one per GOMAXPROCS
 	Window         int64          `yaml:"window" json:"window"`                     // cycles per clock window; 0 = the largest allowed
 	WatchdogCycles int64          `yaml:"watchdog_cycles" json:"watchdog_cycles"`   // stop when nothing moves this long; 0 = off
 	SeriesCycles   int64          `yaml:"series_cycles" json:"series_cycles"`       // accepted throughput per interval of this many cycles; 0 = off

@@ -45,6 +45,9 @@ func (c *Config) validateRun(p *Problems) {
 	if c.Engine != "actors" && c.Engine != "sequential" {
 		p.NotAllowed("engine", fmt.Sprintf("%q", c.Engine), "must be one of: actors, sequential")
 	}
+	if c.Partitions < 0 || c.Partitions > MaxPartitions {
+		p.NotAllowed("partitions", c.Partitions, fmt.Sprintf("must be in [0, %d] (0 = one per GOMAXPROCS)", MaxPartitions))
+	}
 	if c.Window < 0 || c.Window > c.MaxWindow() {
 		p.NotAllowed("window", c.Window, fmt.Sprintf("must be in [0, %d] (0 = the largest, the minimum latency between components)", c.MaxWindow()))
 	}

@@ -14,6 +14,7 @@ type Outcome struct {
 	InFlight        []messages.Msg // messages the engine still held
 	Wall            time.Duration
 	Engine          string
+	Partitions      int      // the actor engine's partitions (0 for the sequential engine)
 	Blocked         bool     // stopped by the watchdog: nothing, or some buffer's head, moved for watchdog_cycles
 	PartialDeadlock bool     // what stopped it was a buffer head that did not move while others did
 	Stuck           []string // what was blocked
