@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"slices"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -9,17 +10,22 @@ import (
 )
 
 // clockActor is the global clock: it ticks every partition in each window
-// and waits for all of them (the barrier) before the next. It carries the
-// window's exchange: what the partitions sent in one window reaches every
-// partition with the next tick, each taking its own groups' messages. Now
-// and then it rebalances the partitions by the wall time their groups took
-// (rebalance). The window loop itself (calendar, interruption, progress,
-// watchdog) is sim.Windows, the one the sequential engine uses too.
+// and waits for all of them (the barrier) before the next. It hands out
+// the window's work (the groups due, cut into one share per partition) and
+// carries the exchange: what the groups sent in one window reaches every
+// partition with the next tick, and each group that was sent something
+// runs in that window and takes it. Now and then it rebalances the shares
+// by the wall time the groups took (balancer). The window loop itself
+// (calendar, interruption, progress, watchdog) is sim.Windows, the one the
+// sequential engine uses too.
 type clockActor struct {
 	e         *engine
 	loop      *sim.Windows
 	ticks     []tick  // one per partition, reused
 	dones     []*done // this window's reports, by partition
+	work      work
+	sent      []bool // per group: sent messages in the last window
+	extra     []int  // groups sent messages and not due by the calendar
 	waiting   int
 	timed     bool      // an observer wants the barrier's wall time
 	firstDone time.Time // the first partition of the window reported
@@ -28,11 +34,13 @@ type clockActor struct {
 }
 
 func newClock(e *engine, loop *sim.Windows, timed bool) *clockActor {
-	parts := len(e.ranges)
+	parts, groups := len(e.ranges), len(e.net.Groups)
 	c := &clockActor{e: e, loop: loop, timed: timed, ticks: make([]tick, parts), dones: make([]*done, parts),
-		balance: newBalancer(len(e.net.Groups), e.fixed)}
+		sent: make([]bool, groups), balance: newBalancer(groups, e.fixed)}
+	c.work = work{start: make([]int, parts), end: make([]int, parts), cursor: make([]cursor, parts)}
 	for q := range c.ticks {
 		c.ticks[q].in = make([]outgoing, parts)
+		c.ticks[q].work = &c.work
 	}
 	return c
 }
@@ -64,13 +72,13 @@ func (c *clockActor) barrier() {
 	for _, d := range c.dones {
 		for _, r := range d.ran {
 			c.loop.Done(r.g, r.next)
-			c.loop.Counts(r.g, r.moves, r.undelivered)
 			c.balance.cost[r.g] += int64(r.busy)
 		}
 	}
 	for _, d := range c.dones {
 		for _, w := range d.wakes {
 			c.loop.Wake(w.g, w.at)
+			c.sent[w.g] = true
 		}
 	}
 	c.loop.Barrier(c.lastDone.Sub(c.firstDone))
@@ -86,17 +94,43 @@ func (c *clockActor) advance(ctx actor.Context) {
 		c.e.finished <- struct{}{}
 		return
 	}
+	c.plan(due)
 	c.waiting = len(c.ticks)
 	// Every tick is filled before any is sent: a partition ticked early
 	// may finish the window, and rewrite its done, before the last is sent.
 	for q := range c.ticks {
 		t := &c.ticks[q]
-		t.w, t.due = w, due
-		t.lo, t.hi = c.e.ranges[q][0], c.e.ranges[q][1]
+		t.w = w
 		c.fill(t.in)
 	}
 	for q := range c.ticks {
 		ctx.Send(c.e.parts[q], &c.ticks[q])
+	}
+}
+
+// plan sets the window's work: the groups the calendar has due and those
+// that were sent messages (which must take them before the buffers they
+// are in are reused), in index order, cut at the partitions' ranges.
+func (c *clockActor) plan(due []int) {
+	c.extra = c.extra[:0]
+	for _, g := range due {
+		c.sent[g] = false
+	}
+	for g, s := range c.sent {
+		if s {
+			c.extra = append(c.extra, g)
+			c.sent[g] = false
+		}
+	}
+	c.work.due = append(c.work.due[:0], due...)
+	if len(c.extra) > 0 {
+		c.work.due = append(c.work.due, c.extra...)
+		slices.Sort(c.work.due)
+	}
+	for q, r := range c.e.ranges {
+		c.work.start[q], _ = slices.BinarySearch(c.work.due, r[0])
+		c.work.end[q], _ = slices.BinarySearch(c.work.due, r[1])
+		c.work.cursor[q].next.Store(int64(c.work.start[q]))
 	}
 }
 
@@ -110,17 +144,16 @@ func (c *clockActor) fill(in []outgoing) {
 	}
 }
 
-// balancer decides when and how to rebalance the partitions: after 16,
-// 64, 256 and 1,024 windows, then every 4,096, it cuts the groups into
-// contiguous ranges of equal wall time, as measured since the last
-// rebalance (a group's own time, so the cut does not depend on how the
-// groups were shared out before). The partitioning never changes the
-// results, only which worker runs which group.
+// balancer decides when and how to rebalance the partitions' shares:
+// after 16, 64, 256 and 1,024 windows, then every 4,096, it cuts the
+// groups into contiguous ranges of equal wall time, as measured since the
+// last rebalance. The partitioning never changes the results, only which
+// worker runs which group first.
 type balancer struct {
 	cost    []int64 // per group, nanoseconds since the last rebalance
 	windows int
 	next    int
-	fixed   bool // the config fixed the partitions: never rebalance
+	fixed   bool // keep the first partitioning
 }
 
 func newBalancer(groups int, fixed bool) balancer {

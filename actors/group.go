@@ -61,9 +61,10 @@ type child struct {
 }
 
 // groupActor is a switch (its MPorts, central crossbar and output ports) or
-// a bank of NICs. In each window it steps the children that have work, in
-// member order; messages between its children stay inside, messages for
-// other groups go to its partition's exchange.
+// a bank of NICs. In each window it takes what other groups sent it in the
+// previous window and steps the children that have work, in member order;
+// messages between its children stay inside, messages for other groups go
+// to the exchange of the partition that runs it.
 type groupActor struct {
 	index    int
 	e        *engine
@@ -96,13 +97,27 @@ func (g *groupActor) spawnChildren(ctx actor.Context) {
 }
 
 func (g *groupActor) turn(r *turn) {
-	for _, m := range r.in {
-		c := &g.children[g.e.childOf[m.Dst]]
-		c.pending = append(c.pending, m)
-		c.wake = clock.Min(c.wake, m.At)
+	stepping := -1
+	defer func() {
+		if v := recover(); v != nil && stepping >= 0 {
+			panic(fmt.Sprintf("component %s: %v", g.children[stepping].pid.Id, v))
+		} else if v != nil {
+			panic(v)
+		}
+	}()
+	for _, from := range r.in {
+		if from.msgs == nil {
+			continue // the first window
+		}
+		for _, m := range from.msgs[g.index] {
+			c := &g.children[g.e.childOf[m.Dst]]
+			c.pending = append(c.pending, m)
+			c.wake = clock.Min(c.wake, m.At)
+		}
 	}
 	for i := range g.children {
 		if c := &g.children[i]; c.wake < r.w.To {
+			stepping = i
 			g.stepChild(c, r.w.To, r.x)
 		}
 	}
@@ -110,7 +125,6 @@ func (g *groupActor) turn(r *turn) {
 	for i := range g.children {
 		r.next = clock.Min(r.next, g.children[i].wake)
 	}
-	r.moves, r.undelivered = g.e.net.Moves(g.index), g.e.net.Undelivered(g.index)
 	r.ok = true
 }
 
@@ -130,9 +144,8 @@ func (g *groupActor) stepChild(c *child, to clock.Cycle, x *exchange) {
 }
 
 // route files a message a child sent: for a child of this group at once,
-// for another group of the partition in that group's inbox (which it takes
-// when it next runs, later in this window if it is due), for another
-// partition's group in the exchange.
+// for another group's component in the exchange, which that group takes
+// when it runs in the next window.
 func (g *groupActor) route(m *messages.Msg, x *exchange) {
 	dg := g.e.groupOf[m.Dst]
 	if dg == g.index {
@@ -141,14 +154,10 @@ func (g *groupActor) route(m *messages.Msg, x *exchange) {
 		c.wake = clock.Min(c.wake, m.At)
 		return
 	}
-	if x.partOf[dg] == x.part {
-		x.inbox[dg] = append(x.inbox[dg], *m)
-	} else {
-		if len(x.out.msgs[dg]) == 0 {
-			x.out.groups = append(x.out.groups, dg)
-		}
-		x.out.msgs[dg] = append(x.out.msgs[dg], *m)
+	if len(x.out.msgs[dg]) == 0 {
+		x.out.groups = append(x.out.groups, dg)
 	}
+	x.out.msgs[dg] = append(x.out.msgs[dg], *m)
 	if m.At < x.wakeAt[dg] {
 		if x.wakeAt[dg] == clock.Never {
 			x.touched = append(x.touched, dg)

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/opasim/opasim/clock"
@@ -11,19 +12,45 @@ import (
 // start makes the clock begin the run.
 type start struct{}
 
-// tick tells a partition to simulate window w with groups [lo, hi): to
-// take the messages the partitions sent those groups in the previous window
-// (in[p] is what partition p sent), then to run those of them that are due.
-// The clock reuses one tick per partition.
+// tick tells a partition to simulate window w: to run groups from the
+// window's work, its own share first, then what other partitions have not
+// started yet. in[p] is what partition p's groups sent in the previous
+// window; each group takes its own messages from it when it runs. The
+// clock reuses one tick per partition.
 type tick struct {
-	w      clock.Window
-	lo, hi int
-	due    []int // every partition's due groups, in index order; read only
-	in     []outgoing
+	w    clock.Window
+	work *work
+	in   []outgoing
 }
 
-// outgoing is what a partition's groups sent other partitions' groups in
-// one window: msgs[g] for group g, for each g in groups.
+// work is the groups due in one window, in index order, cut into one share
+// per partition (share q is due[start[q]:end[q]]). A partition takes the
+// groups of a share one at a time by advancing its cursor, so every group
+// runs exactly once whichever partition takes it.
+type work struct {
+	due    []int
+	start  []int
+	end    []int
+	cursor []cursor
+}
+
+// cursor is the next index a share gives out, alone on its cache line.
+type cursor struct {
+	next atomic.Int64
+	_    [56]byte
+}
+
+// take returns the next group of share q, or false when it is exhausted.
+func (w *work) take(q int) (int, bool) {
+	i := int(w.cursor[q].next.Add(1) - 1)
+	if i >= w.end[q] {
+		return 0, false
+	}
+	return w.due[i], true
+}
+
+// outgoing is what the groups one partition ran sent other groups in one
+// window: msgs[g] for group g, for each g in groups.
 type outgoing struct {
 	msgs   [][]messages.Msg
 	groups []int
@@ -37,19 +64,17 @@ type wake struct {
 
 // ran is what a partition reports of one group it ran.
 type ran struct {
-	g           int
-	next        clock.Cycle
-	moves       int64 // fabric.Network.Moves: for the watchdog
-	undelivered int64 // fabric.Network.Undelivered
-	busy        time.Duration
+	g    int
+	next clock.Cycle
+	busy time.Duration
 }
 
-// done tells the clock a partition finished its window: each group's next
-// wake, counts and wall time, the earliest cycle each group of any
-// partition must wake for the messages sent to it, and the messages
-// themselves, which the clock hands to every partition with its next tick.
-// A partition reuses one done, and writes out into the other of two
-// buffers in the next window.
+// done tells the clock a partition finished its window: the next wake and
+// wall time of each group it ran, the earliest cycle each group
+// must wake for the messages sent to it, and the messages themselves,
+// which the clock hands to every partition with the next tick. A partition
+// reuses one done, and writes out into the other of two buffers in the
+// next window.
 type done struct {
 	part  int
 	ran   []ran
@@ -57,32 +82,26 @@ type done struct {
 	out   outgoing
 }
 
-// exchange is where a group's cross-group messages go while it runs: for
-// a group of the same partition (partOf[g] == part), its inbox; for
-// another partition's, out; and per destination group the earliest cycle
-// of what it was sent (wakeAt, clock.Never when nothing; touched lists the
-// groups whose entry is set).
+// exchange is where the messages a group sends other groups go while it
+// runs: out, and per destination group the earliest cycle of what it was
+// sent (wakeAt, clock.Never when nothing; touched lists the groups whose
+// entry is set).
 type exchange struct {
-	part    int
-	partOf  []int
-	inbox   [][]messages.Msg
 	out     *outgoing
 	wakeAt  []clock.Cycle
 	touched []int
 }
 
-// turn asks a group actor to take its messages and simulate window w. The
-// group runs inline in its partition's turn (synchronized dispatcher) and
-// answers in the same message: next, moves and undelivered; its messages
-// for other groups go to x.
+// turn asks a group actor to take its messages (in[p].msgs[g]) and
+// simulate window w. The group runs inline in its partition's turn
+// (synchronized dispatcher) and answers in the same message: next; its
+// messages for other groups go to x.
 type turn struct {
-	w           clock.Window
-	in          []messages.Msg
-	x           *exchange
-	next        clock.Cycle
-	moves       int64
-	undelivered int64
-	ok          bool
+	w    clock.Window
+	in   []outgoing
+	x    *exchange
+	next clock.Cycle
+	ok   bool
 }
 
 // step asks a component actor to take its messages and advance to cycle
@@ -94,14 +113,6 @@ type step struct {
 	out  fabric.Outbox
 	next clock.Cycle
 	ran  bool
-}
-
-// flush asks a partition, after the last window, for the messages groups
-// [lo, hi) hold (with in, the messages sent to them in the last window).
-type flush struct {
-	lo, hi int
-	in     []outgoing
-	reply  chan<- []messages.Msg
 }
 
 // held asks a group (inline) for the messages its components have not

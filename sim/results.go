@@ -43,6 +43,7 @@ type Results struct {
 	Config               fabric.Config  `json:"config"`
 	Seed                 uint64         `json:"seed"`
 	Engine               string         `json:"engine"`
+	Partitions           int            `json:"partitions,omitempty"` // the actor engine's partitions (the results do not depend on them)
 	Topology             string         `json:"topology"` // the network run: preset, kind, shape, routing
 	Switches             int            `json:"switches"`
 	NICs                 int            `json:"nics"`
@@ -88,7 +89,7 @@ func Measure(n *fabric.Network, o Outcome) *Results {
 	st := tot.Stats
 	measured := int64(o.Reached) - cfg.Warmup
 	nics := len(tot.NICs)
-	r := &Results{Config: cfg, Seed: cfg.Seed, Engine: o.Engine, NICs: nics, CycleNs: cfg.CycleNs(),
+	r := &Results{Config: cfg, Seed: cfg.Seed, Engine: o.Engine, Partitions: o.Partitions, NICs: nics, CycleNs: cfg.CycleNs(),
 		Topology: cfg.TopologySpec().Describe(), Switches: n.NumSwitches(),
 		SimulatedCycles: int64(o.Reached), MeasuredCycles: max(measured, 0), Interrupted: o.Interrupted,
 		Blocked: o.Blocked, PartialDeadlock: o.PartialDeadlock, Stuck: o.Stuck,

@@ -24,7 +24,8 @@ type scenario struct {
 }
 
 // scenarios are the reference workloads: uniform traffic, 16-flit
-// packets, Bernoulli injection (PERFORMANCE.md's anchors).
+// packets, Bernoulli injection (PERFORMANCE.md's anchors), and the paper
+// mix on a 3D torus.
 func scenarios() []scenario {
 	s := []scenario{{"single-switch-48 uniform 0.9", uniformOn("", 0.9)}}
 	for _, p := range []string{"tree-8ary-3", "tree-24ary-2"} {
@@ -32,7 +33,15 @@ func scenarios() []scenario {
 			s = append(s, scenario{fmt.Sprintf("%s uniform %.1f", p, l), uniformOn(p, l)})
 		}
 	}
-	return s
+	return append(s, scenario{"torus3d-8x8x4 paper-mix 0.5", func() fabric.Config {
+		c := fabric.Default()
+		c.Topology.Preset = "torus3d-8x8x4"
+		if err := fabric.ApplyTrafficPreset(&c, "paper-mix"); err != nil {
+			panic(err) // a built-in preset
+		}
+		c.Traffic.Load = 0.5
+		return c
+	}})
 }
 
 func uniformOn(preset string, load float64) func() fabric.Config {
@@ -51,6 +60,7 @@ type benchOptions struct {
 	engines []string
 	only    string
 	metrics bool
+	project bool
 }
 
 // maxBenchProcs bounds --procs: far more than any machine's cores.
@@ -62,9 +72,11 @@ func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure simulated cycles/s and delivered flits/s on the reference scenarios",
-		Long: "Measure simulated cycles/s and delivered flits/s on the reference scenarios, each row printed as it finishes.\n" +
-			"The default (10,000 cycles, the median of 3 runs) takes about two minutes on two cores; the figures of\n" +
-			"docs/performance.md use --cycles 40000, about four times as long. Ctrl-C stops after the current run.",
+		Long: "Measure simulated cycles/s and delivered flits/s on the reference scenarios. The runs of a scenario\n" +
+			"alternate (every engine and GOMAXPROCS once, then again, --repeat times) and its rows, the medians,\n" +
+			"are printed when they are done. The default (10,000 cycles, 3 rounds) takes a few minutes on two cores.\n" +
+			"--project adds, from the per-window costs of the actor runs at GOMAXPROCS 1 and the most procs, the\n" +
+			"projected total time on 4, 8 and 16 workers. Ctrl-C stops after the current run.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
@@ -90,6 +102,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&engines, "engines", "sequential,actors", "comma-separated engines")
 	cmd.Flags().StringVar(&o.only, "scenario", "", "run only the scenarios whose name contains this")
 	cmd.Flags().BoolVar(&o.metrics, "metrics", false, "run with the live metrics observer on (not served), to measure its cost")
+	cmd.Flags().BoolVar(&o.project, "project", false, "project the actor engine's time on 4, 8 and 16 workers (needs --procs with 1 and more)")
 	return cmd
 }
 
@@ -104,6 +117,14 @@ func (o *benchOptions) check() error {
 	for _, e := range o.engines {
 		if _, ok := engines[e]; !ok {
 			return fmt.Errorf("--engines: %q is not allowed: must be sequential or actors, separated by commas", e)
+		}
+	}
+	if o.project {
+		if o.metrics {
+			return fmt.Errorf("--project and --metrics are not allowed together: each is an observer of the run")
+		}
+		if !slices.Contains(o.procs, 1) || slices.Max(o.procs) < 2 || !slices.Contains(o.engines, "actors") || !slices.Contains(o.engines, "sequential") {
+			return fmt.Errorf("--project needs both engines (--engines sequential,actors) and --procs with 1 and a value above 1")
 		}
 	}
 	var names []string
@@ -139,38 +160,65 @@ func bench(ctx context.Context, w io.Writer, o benchOptions) error {
 		if !strings.Contains(sc.name, o.only) {
 			continue
 		}
-		totals := map[string]float64{} // engine@procs -> total seconds
+		var points []benchPoint
 		for _, p := range o.procs {
 			for _, e := range o.engines {
-				runtime.GOMAXPROCS(p)
-				r, err := median(ctx, sc, e, o.cycles, o.repeat, o.metrics)
+				points = append(points, benchPoint{engine: e, procs: p})
+			}
+		}
+		runs := map[benchPoint][]benchRun{}
+		for i := 0; i < o.repeat; i++ {
+			for _, pt := range points {
+				runtime.GOMAXPROCS(pt.procs)
+				r, err := benchOnce(ctx, sc, pt.engine, o)
 				if err != nil || ctx.Err() != nil {
 					return err
 				}
-				totals[fmt.Sprintf("%s@%d", e, p)] = r.total.Seconds()
-				fmt.Fprintf(w, benchRow, sc.name, e, strconv.Itoa(p), fmt.Sprintf("%.0f", r.res.CyclesPerSecond),
-					fmt.Sprintf("%.0f", r.res.FlitsPerSecond), fmt.Sprintf("%.2f", r.res.WallSeconds),
-					fmt.Sprintf("%.2f", r.total.Seconds()), r.res.Digest)
+				runs[pt] = append(runs[pt], r)
 			}
 		}
-		printRatios(w, totals, o.procs)
+		medians := map[benchPoint]benchRun{}
+		for _, pt := range points {
+			r := median(runs[pt])
+			medians[pt] = r
+			fmt.Fprintf(w, benchRow, sc.name, pt.engine, strconv.Itoa(pt.procs), fmt.Sprintf("%.0f", r.res.CyclesPerSecond),
+				fmt.Sprintf("%.0f", r.res.FlitsPerSecond), fmt.Sprintf("%.2f", r.res.WallSeconds),
+				fmt.Sprintf("%.2f", r.total.Seconds()), r.res.Digest)
+		}
+		printRatios(w, medians, o.procs)
+		if o.project {
+			a1, am := medians[benchPoint{"actors", 1}], medians[benchPoint{"actors", slices.Max(o.procs)}]
+			if m := am.res.Partitions; m < 2 {
+				fmt.Fprintf(w, "%-30s no projection: the actor engine ran this network on one partition\n", "")
+			} else {
+				newProjection(a1.proj, a1.run(), am.proj, am.run(), m, am.total-am.run(),
+					medians[benchPoint{"sequential", 1}].total).print(w)
+			}
+		}
 	}
 	return nil
+}
+
+// benchPoint is one engine at one GOMAXPROCS.
+type benchPoint struct {
+	engine string
+	procs  int
 }
 
 // printRatios prints the actors/sequential ratios of total time of a
 // scenario: at each GOMAXPROCS, and actors at the most procs against
 // sequential at one (what the cores buy).
-func printRatios(w io.Writer, totals map[string]float64, procs []int) {
+func printRatios(w io.Writer, medians map[benchPoint]benchRun, procs []int) {
+	total := func(e string, p int) float64 { return medians[benchPoint{e, p}].total.Seconds() }
 	var parts []string
 	for _, p := range procs {
-		a, s := totals[fmt.Sprintf("actors@%d", p)], totals[fmt.Sprintf("sequential@%d", p)]
+		a, s := total("actors", p), total("sequential", p)
 		if a > 0 && s > 0 {
 			parts = append(parts, fmt.Sprintf("%.2f at GOMAXPROCS %d", a/s, p))
 		}
 	}
 	most := slices.Max(procs)
-	if a, s := totals[fmt.Sprintf("actors@%d", most)], totals["sequential@1"]; most > 1 && a > 0 && s > 0 {
+	if a, s := total("actors", most), total("sequential", 1); most > 1 && a > 0 && s > 0 {
 		parts = append(parts, fmt.Sprintf("actors at %d / sequential at 1: %.2f", most, a/s))
 	}
 	if len(parts) > 0 {
@@ -180,33 +228,42 @@ func printRatios(w io.Writer, totals map[string]float64, procs []int) {
 
 // benchRun is one run of a scenario: its results and its total time
 // (building the network and running it, what a user waits for apart from
-// the process' start).
+// the process' start), and with --project the per-window costs of an
+// actor run.
 type benchRun struct {
 	res   *sim.Results
 	total time.Duration
+	proj  *projector
 }
 
-// median runs a scenario repeat times and returns the run of median total
-// time.
-func median(ctx context.Context, sc scenario, engine string, cycles int64, repeat int, metrics bool) (benchRun, error) {
-	var runs []benchRun
-	for i := 0; i < max(repeat, 1) && ctx.Err() == nil; i++ {
-		cfg := sc.cfg()
-		cfg.Engine, cfg.Cycles, cfg.Warmup = engine, cycles, cycles/5
-		start := time.Now()
-		n, err := buildNetwork(cfg)
-		if err != nil {
-			return benchRun{}, err
-		}
-		r, err := runNetwork(ctx, n, sim.Hooks{Observer: benchObserver(metrics, n)})
-		if err != nil {
-			return benchRun{}, err
-		}
-		runs = append(runs, benchRun{res: r, total: time.Since(start)})
+// run is the engine's run time, without building the network.
+func (r benchRun) run() time.Duration { return time.Duration(r.res.WallSeconds * float64(time.Second)) }
+
+// benchOnce builds and runs a scenario once.
+func benchOnce(ctx context.Context, sc scenario, engine string, o benchOptions) (benchRun, error) {
+	cfg := sc.cfg()
+	cfg.Engine, cfg.Cycles, cfg.Warmup = engine, o.cycles, o.cycles/5
+	start := time.Now()
+	n, err := buildNetwork(cfg)
+	if err != nil {
+		return benchRun{}, err
 	}
-	if len(runs) == 0 {
-		return benchRun{}, ctx.Err()
+	var proj *projector
+	obs := benchObserver(o.metrics, n)
+	if o.project && engine == "actors" {
+		proj = &projector{}
+		obs = proj
 	}
+	r, err := runNetwork(ctx, n, sim.Hooks{Observer: obs})
+	if err != nil {
+		return benchRun{}, err
+	}
+	return benchRun{res: r, total: time.Since(start), proj: proj}, nil
+}
+
+// median returns the run of median total time.
+func median(runs []benchRun) benchRun {
+	runs = slices.Clone(runs)
 	sort.Slice(runs, func(i, j int) bool { return runs[i].total < runs[j].total })
-	return runs[len(runs)/2], nil
+	return runs[len(runs)/2]
 }

@@ -129,8 +129,12 @@ func progressFor(w *os.File, cycles int64) (sim.Progress, func()) {
 
 func printSummary(w io.Writer, r *sim.Results) {
 	c := r.Config
+	engine := r.Engine
+	if r.Partitions > 0 {
+		engine += fmt.Sprintf(" (%s)", plural(r.Partitions, "partition", "partitions"))
+	}
 	fmt.Fprintf(w, "opasim: %s; %s, %d NICs; %s traffic at %.3g flits/cycle/NIC, scheduler %s, engine %s, seed %d\n",
-		r.Topology, plural(r.Switches, "switch", "switches"), r.NICs, c.Traffic.Pattern, c.Traffic.Load, c.QoS.Scheduler, r.Engine, r.Seed)
+		r.Topology, plural(r.Switches, "switch", "switches"), r.NICs, c.Traffic.Pattern, c.Traffic.Load, c.QoS.Scheduler, engine, r.Seed)
 	if r.ThrottledMessages > 0 {
 		fmt.Fprintf(w, "warning: from cycle %d the NICs' application queues were full (traffic.max_queued_packets = %d per NIC) and %d messages were not queued:\n"+
 			"  the offered load is above what the network accepts; accepted throughput is the saturation figure, latencies grow with the run\n",

@@ -141,3 +141,22 @@ func TestBenchRows(t *testing.T) {
 		t.Errorf("digests differ: %s and %s", seq[len(seq)-1], act[len(act)-1])
 	}
 }
+
+// TestBenchProject: --project prints the projection after a scenario's
+// rows, and needs both engines at GOMAXPROCS 1 and above.
+func TestBenchProject(t *testing.T) {
+	stdout, stderr, code := opasim(t, "bench", "--scenario", "tree-8ary-3 uniform 0.3", "--repeat", "1", "--cycles", "1000",
+		"--procs", "1,2", "--project")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "projected actors total time") || !strings.Contains(stdout, "16 workers") {
+		t.Errorf("no projection:\n%s", stdout)
+	}
+	for _, args := range [][]string{{"--procs", "2"}, {"--procs", "1,2", "--engines", "actors"}, {"--procs", "1,2", "--metrics"}} {
+		_, stderr, code := opasim(t, append([]string{"bench", "--project"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "--project") {
+			t.Errorf("bench --project %v: exit %d, %s", args, code, stderr)
+		}
+	}
+}
