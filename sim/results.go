@@ -44,7 +44,7 @@ type Results struct {
 	Seed                 uint64         `json:"seed"`
 	Engine               string         `json:"engine"`
 	Partitions           int            `json:"partitions,omitempty"` // the actor engine's partitions (the results do not depend on them)
-	Topology             string         `json:"topology"` // the network run: preset, kind, shape, routing
+	Topology             string         `json:"topology"`             // the network run: preset, kind, shape, routing
 	Switches             int            `json:"switches"`
 	NICs                 int            `json:"nics"`
 	CycleNs              float64        `json:"cycle_ns"`
