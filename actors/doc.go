@@ -1,11 +1,17 @@
 // Package actors runs a fabric.Network on protoactor-go: every NIC, MPort,
 // central crossbar and output port is an actor with its own mailbox; each
 // switch is a group actor that owns its components, and the NICs of a
-// switch sit under a NIC-bank group actor; a global clock actor keeps the
-// groups in step with a barrier per window of cycles. Engine is a
+// switch sit under a NIC-bank group actor. Partition actors, one per worker
+// thread, run the groups: each has a contiguous range of groups (balanced
+// by their measured wall time) and, once that range's due groups have run
+// in a window, takes due groups from the ranges of partitions still
+// running. A global clock actor ticks every partition once per window and
+// waits for all of them (the barrier); the messages a partition's groups
+// send other groups travel with its report and the next tick. Engine is a
 // sim.Engine: the clock actor drives the window loop every engine shares
-// (sim.Windows), and the groups report to the run's sim.Observer (package
-// monitor's live metrics, for one) through sim.Hooks.
+// (sim.Windows), and the partitions report each group's window to the
+// run's sim.Observer (package monitor's live metrics, for one) through
+// sim.Hooks.
 //
 // Imports: clock, messages, fabric, sim and protoactor-go; it is the only
 // package that imports protoactor-go. Metrics and profiling are in package

@@ -73,9 +73,6 @@ func Partitions(n *fabric.Network) int {
 
 func run(ctx context.Context, n *fabric.Network, h sim.Hooks, fixed bool) (sim.Outcome, error) {
 	loop := sim.NewWindows(ctx, n, h) // its wall time starts here
-	// The watchdog reads the network between windows, when every actor is
-	// idle (after the barrier), as it reads the queues' heads.
-	loop.CountWith(func(g int) (int64, int64) { return n.Moves(g), n.Undelivered(g) })
 	e := &engine{net: n, system: newSystem(), finished: make(chan struct{}, 1), failed: make(chan error, 1),
 		observer: h.Observer, fixed: fixed}
 	e.supervisor = stopAndReport{e.failed}

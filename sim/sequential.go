@@ -22,7 +22,6 @@ type Sequential struct {
 // blocked network.
 func (s Sequential) Run(ctx context.Context, n *fabric.Network, h Hooks) (Outcome, error) {
 	l := NewWindows(ctx, n, h)
-	l.CountWith(func(g int) (int64, int64) { return n.Moves(g), n.Undelivered(g) })
 	e := seqEngine{n: n, l: l, lose: s.Lose, groupOf: make([]int, len(n.Comps)),
 		pending: make([][]messages.Msg, len(n.Comps)), wake: make([]clock.Cycle, len(n.Comps))}
 	for g, grp := range n.Groups {

@@ -15,8 +15,7 @@ const checkEvery = 256
 // Windows is the window loop of a run, shared by every engine: the global
 // clock's bookkeeping. An engine asks Next for a window and the groups due
 // in it, runs those groups (in a fixed order, or in parallel), reports each
-// group with Done (and Counts, unless it gave CountWith) and the
-// cross-group messages it sent with Wake, then
+// group with Done and the cross-group messages it sent with Wake, then
 // closes the window with Barrier and asks Next again. Windows decides when
 // the run ends: at the configured end, when the context is cancelled, or
 // when the watchdog finds the network blocked. It is not safe for
@@ -29,7 +28,7 @@ type Windows struct {
 	due     []int
 	hooks   Hooks
 	dog     watchdog
-	moves   []int64 // per group, as last reported
+	moves   []int64 // per group, as last read
 	inside  []int64 // packets generated and not delivered, per group
 	total   int64
 	opened  int
@@ -37,7 +36,6 @@ type Windows struct {
 	reached clock.Cycle
 	stop    stopReason
 	begin   time.Time
-	count   func(g int) (moves, undelivered int64) // CountWith; nil: the engine reports Counts
 }
 
 type stopReason int
@@ -97,34 +95,18 @@ func (l *Windows) Next() (w clock.Window, due []int, ok bool) {
 // Done records that group g finished the window and its next wake.
 func (l *Windows) Done(g int, next clock.Cycle) { l.cal.Set(g, next) }
 
-// Counts records what group g reports for the watchdog
-// (fabric.Network.Moves and Undelivered), read by the group itself while it
-// was not running. An engine that cannot read its groups between windows
-// (the actor engine) reports them at every Done; one that can gives
-// CountWith instead.
-func (l *Windows) Counts(g int, moves, undelivered int64) {
-	l.total += moves - l.moves[g]
-	l.moves[g], l.inside[g] = moves, undelivered
-}
-
-// CountWith lets the loop read every group's counts itself, only when the
-// watchdog looks (every checkEvery windows): the sequential engine, which
-// can read any group between windows, need not count at every window.
-// A group's counts change only when it runs, so this sees what per-window
-// reports would have.
-func (l *Windows) CountWith(count func(g int) (moves, undelivered int64)) { l.count = count }
-
-// watchdogStops refreshes the counts the engine left to the loop and asks
-// the watchdog whether the run must stop.
+// watchdogStops reads every group's counts (fabric.Network.Moves and
+// Undelivered) and asks the watchdog whether the run must stop. Next calls
+// it between windows, when no group runs (after the barrier, under the
+// actor engine), as the watchdog reads the queues' heads.
 func (l *Windows) watchdogStops() bool {
 	if l.dog.limit <= 0 {
 		return false
 	}
-	if l.count != nil {
-		for g := range l.moves {
-			moves, undelivered := l.count(g)
-			l.Counts(g, moves, undelivered)
-		}
+	for g := range l.moves {
+		moves := l.net.Moves(g)
+		l.total += moves - l.moves[g]
+		l.moves[g], l.inside[g] = moves, l.net.Undelivered(g)
 	}
 	return l.dog.check(l.net, l.reached, l.total, l.packetsInside())
 }

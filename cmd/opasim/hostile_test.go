@@ -42,6 +42,8 @@ func TestHostileInput(t *testing.T) {
 		{"a billion seeds", []string{"sweep", "--seeds", "1000000000", "--out", filepath.Join(dir, "s1")}, []string{"--seeds", "1000000000", "10000"}},
 		{"a load step of 1e-9", []string{"sweep", "--loads", "0.1:1:0.000000001", "--out", filepath.Join(dir, "s2")}, []string{"--loads", "10000"}},
 		{"100,000 procs", []string{"bench", "--procs", "100000"}, []string{"--procs", "100000", "[1, 1024]"}},
+		{"100,000 partitions", []string{"run", "--config", write("parts.yaml", []byte("partitions: 100000\n"))}, []string{"partitions", "100000", "[0, 1024]"}},
+		{"negative partitions", []string{"run", "--config", write("negparts.yaml", []byte("partitions: -1\n"))}, []string{"partitions", "-1", "[0, 1024]"}},
 		{"config /dev/zero", []string{"run", "--config", "/dev/zero"}, []string{"--config", "not a regular file"}},
 		{"config /dev/urandom", []string{"run", "--config", "/dev/urandom"}, []string{"--config", "not a regular file"}},
 		{"a 50 MB YAML list", []string{"run", "--config", bigList}, []string{"--config", "more than the limit of 1048576"}},
