@@ -37,6 +37,15 @@ func TestFactoryErrors(t *testing.T) {
 			}
 		}, "drr: the largest SLs[].MTUCredits is 0"},
 		{"strict SC2SL out of range", "strict", func(c *Config) { c.SC2SL[9] = 5 }, "SC2SL[9] = 5"},
+		{"vlarb default tables", "vlarb", func(c *Config) {}, ""},
+		{"vlarb entry SL", "vlarb", func(c *Config) { c.VLArb.Low = []Entry{{1, 4}, {5, 4}} }, "vlarb: VLArb.Low[1].SL = 5, want 0..4"},
+		{"vlarb negative weight", "vlarb", func(c *Config) { c.VLArb.High = []Entry{{0, -1}} }, "vlarb: VLArb.High[0].Weight = -1, want >= 0"},
+		{"vlarb all zero", "vlarb", func(c *Config) {
+			c.VLArb.High, c.VLArb.Low = []Entry{{0, 0}}, []Entry{{1, 0}}
+		}, "vlarb: every VLArb.High[] and VLArb.Low[] entry has weight 0"},
+		{"vlarb limit", "vlarb", func(c *Config) { c.VLArb.HighLimit = -2 }, "vlarb: VLArb.HighLimit = -2, want -1 (no limit) or >= 0"},
+		{"vlarb unlimited", "vlarb", func(c *Config) { c.VLArb.HighLimit = VLArbUnlimited }, ""},
+		{"vlarb no VLs", "vlarb", func(c *Config) { c.NumVLs = 0 }, "vlarb: NumVLs = 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := paperConfig()
@@ -74,7 +83,7 @@ func TestDTableListsEveryProblem(t *testing.T) {
 // TestRegistered: the default registry knows the built-in schedulers.
 func TestRegistered(t *testing.T) {
 	reg := Default()
-	for _, name := range []string{"rr", "sbt", "sbt_strict", "dtable", "strict", "wrr", "drr"} {
+	for _, name := range []string{"rr", "sbt", "sbt_strict", "dtable", "strict", "wrr", "drr", "vlarb"} {
 		if !reg.Has(name) {
 			t.Errorf("Default() lacks %q (has %v)", name, reg.Names())
 		}

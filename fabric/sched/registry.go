@@ -16,6 +16,7 @@ func Default() *Registry {
 	must(r.Register("strict", Registration{New: NewStrict}))
 	must(r.Register("wrr", Registration{New: NewWRR}))
 	must(r.Register("drr", Registration{New: NewDRR}))
+	must(r.Register("vlarb", Registration{New: NewVLArb}))
 	return r
 }
 

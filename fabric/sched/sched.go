@@ -104,8 +104,22 @@ type Config struct {
 	NumVLs int
 	SLs    []SL
 	qos.Tables
-	Table []Entry // DTable arbitration table (seed 000 Table 6 / Table 10 form); see Registration.NeedsTable
+	Table []Entry     // DTable arbitration table (seed 000 Table 6 / Table 10 form); see Registration.NeedsTable
+	VLArb VLArbConfig // the vlarb scheduler's tables and high-priority limit
 }
+
+// VLArbConfig configures vlarb (InfiniBand-style VL arbitration): two
+// arbitration tables of (SL, weight in credits) entries and the limit of
+// the high-priority table in credits. With both tables empty vlarb uses
+// VLArbDefaultTables.
+type VLArbConfig struct {
+	High, Low []Entry
+	HighLimit int // credits; VLArbUnlimited: no limit; 0: one high-priority packet at a time
+}
+
+// VLArbUnlimited is the VLArbConfig.HighLimit that never lets the low-priority
+// table interrupt the high-priority one (InfiniBand's Limit of High-Priority 255).
+const VLArbUnlimited = -1
 
 // Factory builds a scheduler for one port.
 type Factory func(cfg Config) (Scheduler, error)
