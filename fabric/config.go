@@ -1,6 +1,9 @@
 package fabric
 
-import "github.com/opasim/opasim/fabric/topo"
+import (
+	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/fabric/topo"
+)
 
 // MaxPartitions bounds the actor engine's partitions (config key
 // partitions): one per worker thread is the point of them.
@@ -104,7 +107,26 @@ type QoSConfig struct {
 	// its pick failed: sched.Scheduler.Miss); "" is eligible.
 	// docs/schedulers.md, "The table view".
 	SchedulerView string `yaml:"scheduler_view" json:"scheduler_view"`
+	// The vlarb scheduler's arbitration tables (entries of SL and weight in
+	// credits) and the credits the high-priority table may send in a row
+	// before one low-priority packet (VLArbUnlimited: no limit; 0: one
+	// high-priority packet at a time). Both tables empty: SL 0 high, the
+	// others low, each entry one MTU of its SL (sched.VLArbDefaultTables).
+	// docs/schedulers.md, "vlarb". Empty and 0 are left out of the JSON, so
+	// the configs stored before these keys existed read the same.
+	VLArbHigh      []VLArbEntry `yaml:"vlarb_high" json:"vlarb_high,omitempty"`
+	VLArbLow       []VLArbEntry `yaml:"vlarb_low" json:"vlarb_low,omitempty"`
+	VLArbHighLimit int          `yaml:"vlarb_high_limit" json:"vlarb_high_limit,omitempty"`
 }
+
+// VLArbEntry is one entry of qos.vlarb_high or qos.vlarb_low.
+type VLArbEntry struct {
+	SL     int `yaml:"sl" json:"sl"`         // an index of qos.sls
+	Weight int `yaml:"weight" json:"weight"` // credits; 0: the entry is skipped
+}
+
+// VLArbUnlimited is the qos.vlarb_high_limit of no limit.
+const VLArbUnlimited = sched.VLArbUnlimited
 
 // DTableConfig are the parameters of the DTable configuration methodology
 // (seed 000 section 3.3.2) a run applies when no table file is given; with

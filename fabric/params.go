@@ -70,7 +70,8 @@ func newParams(cfg *Config, reg *sched.Registry, tables qos.Tables, t *topo.Topo
 	}
 	p.maxQueued = cfg.MaxQueuedPackets()
 	p.sc2vl = narrow[messages.VL](tables.SC2VL)
-	sc := sched.Config{NumVLs: s.VLs, Tables: tables}
+	sc := sched.Config{NumVLs: s.VLs, Tables: tables, VLArb: sched.VLArbConfig{
+		High: vlarbEntries(cfg.QoS.VLArbHigh), Low: vlarbEntries(cfg.QoS.VLArbLow), HighLimit: cfg.QoS.VLArbHighLimit}}
 	for i, sl := range cfg.QoS.SLs {
 		p.slSCs = append(p.slSCs, narrow[messages.SC](tables.SL2SC[i]))
 		p.mtuFlits = append(p.mtuFlits, int32(cfg.MTUFlits(i)))
@@ -80,6 +81,15 @@ func newParams(cfg *Config, reg *sched.Registry, tables qos.Tables, t *topo.Topo
 	p.tableView = cfg.QoS.SchedulerView == ViewTable || cfg.QoS.SchedulerView == ViewTableFeedback
 	p.feedback = cfg.QoS.SchedulerView == ViewTableFeedback
 	return p
+}
+
+// vlarbEntries converts qos.vlarb_high or qos.vlarb_low to table entries.
+func vlarbEntries(es []VLArbEntry) []sched.Entry {
+	var out []sched.Entry
+	for _, e := range es {
+		out = append(out, sched.Entry{SL: e.SL, Weight: e.Weight})
+	}
+	return out
 }
 
 // narrow copies SCs or VLs (Validate keeps them below 32) into the bytes

@@ -151,6 +151,39 @@ func (c *Config) validateQoS(p *Problems, schedulers *sched.Registry) {
 		}
 	}
 	c.validateSLs(p, derivesTable)
+	c.validateVLArb(p)
+}
+
+// validateVLArb checks the vlarb scheduler's keys, whichever scheduler
+// runs: every entry names an SL of qos.sls and weighs 0 or more credits,
+// and tables that are given have an entry above 0 (given none, vlarb uses
+// its default tables).
+func (c *Config) validateVLArb(p *Problems) {
+	q := &c.QoS
+	positive := false
+	for _, t := range []struct {
+		key     string
+		entries []VLArbEntry
+	}{{"qos.vlarb_high", q.VLArbHigh}, {"qos.vlarb_low", q.VLArbLow}} {
+		for i, e := range t.entries {
+			f := fmt.Sprintf("%s[%d]", t.key, i)
+			if e.SL < 0 || e.SL >= len(q.SLs) {
+				p.NotAllowed(f+".sl", e.SL, fmt.Sprintf("must be an SL in [0, %d) (an index of qos.sls)", len(q.SLs)))
+			}
+			if e.Weight < 0 {
+				p.NotAllowed(f+".weight", e.Weight, "must be at least 0 (credits; 0 skips the entry)")
+			}
+			positive = positive || e.Weight > 0
+		}
+	}
+	if len(q.VLArbHigh)+len(q.VLArbLow) > 0 && !positive {
+		p.NotAllowed("qos.vlarb_high, qos.vlarb_low", "every weight 0",
+			"at least one entry must weigh more than 0 credits (or give neither table: SL 0 high, the others low, each one MTU)")
+	}
+	if q.VLArbHighLimit < VLArbUnlimited {
+		p.NotAllowed("qos.vlarb_high_limit", q.VLArbHighLimit,
+			fmt.Sprintf("must be %d (no limit) or at least 0 (credits the high-priority table sends in a row; 0: one packet)", VLArbUnlimited))
+	}
 }
 
 // validateSLs checks every SL; derivesTable: the scheduler reads an

@@ -113,3 +113,35 @@ func TestDTableFileNamesKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestVLArbKeys: the vlarb keys are read from YAML as the README writes
+// them, a misspelt entry key is named by its path and line, and a bad value
+// by its key path.
+func TestVLArbKeys(t *testing.T) {
+	cfg := fabric.Default()
+	yaml := "qos:\n  scheduler: vlarb\n  vlarb_high: [{sl: 0, weight: 64}]\n  vlarb_low:\n    - {sl: 1, weight: 32}\n    - {sl: 4, weight: 0}\n  vlarb_high_limit: -1\n"
+	if err := DecodeConfig([]byte(yaml), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	q := cfg.QoS
+	if len(q.VLArbHigh) != 1 || q.VLArbHigh[0] != (fabric.VLArbEntry{SL: 0, Weight: 64}) || len(q.VLArbLow) != 2 ||
+		q.VLArbLow[1] != (fabric.VLArbEntry{SL: 4, Weight: 0}) || q.VLArbHighLimit != fabric.VLArbUnlimited {
+		t.Errorf("decoded %+v %+v %d", q.VLArbHigh, q.VLArbLow, q.VLArbHighLimit)
+	}
+	if err := cfg.Validate(sched.Default()); err != nil {
+		t.Errorf("refused: %v", err)
+	}
+	cfg = fabric.Default()
+	err := DecodeConfig([]byte("qos:\n  vlarb_low:\n    - {sl: 1, wieght: 32}\n"), &cfg)
+	if want := "qos.vlarb_low[0].wieght (line 3): unknown key; did you mean weight?"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("misspelt key: %v, want %q", err, want)
+	}
+	cfg = fabric.Default()
+	if err := DecodeConfig([]byte("qos:\n  vlarb_high: [{sl: 9, weight: 4}]\n"), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	err = cfg.Validate(sched.Default())
+	if want := "qos.vlarb_high[0].sl: 9 is not allowed: must be an SL in [0, 5)"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("SL 9: %v, want %q", err, want)
+	}
+}

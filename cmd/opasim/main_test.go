@@ -58,6 +58,7 @@ func TestBadInput(t *testing.T) {
 	unknownKey := write("unknown.yaml", "traffic:\n  lode: 0.5\n")
 	negLatency := write("neg.yaml", "switch:\n  latency:\n    fly: -3\n")
 	badYAML := write("bad.yaml", "traffic: [\n")
+	vlarbSL := write("vlarb.yaml", "qos:\n  vlarb_high: [{sl: 7, weight: 4}]\n")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -75,6 +76,7 @@ func TestBadInput(t *testing.T) {
 		{"negative latency", []string{"run", "--config", negLatency}, []string{"switch.latency.fly", "-3", "at least 1"}},
 		{"missing config file", []string{"run", "--config", filepath.Join(dir, "nope.yaml")}, []string{"--config", "nope.yaml", "no such file"}},
 		{"malformed YAML", []string{"run", "--config", badYAML}, []string{"--config", "bad.yaml"}},
+		{"vlarb entry of no SL", []string{"run", "--scheduler", "vlarb", "--config", vlarbSL}, []string{"qos.vlarb_high[0].sl", "7", "[0, 5)"}},
 		{"warmup beyond cycles", []string{"run", "--cycles", "100", "--warmup", "200"}, []string{"warmup", "200", "[0, cycles=100)"}},
 		{"unknown flag", []string{"run", "--lod", "0.5"}, []string{"unknown flag", "--lod"}},
 		{"flag of the wrong type", []string{"run", "--load", "high"}, []string{"--load", "high"}},
