@@ -21,8 +21,9 @@ import (
 type clockActor struct {
 	e         *engine
 	loop      *sim.Windows
-	ticks     []tick  // one per partition, reused
-	dones     []*done // this window's reports, by partition
+	ticks     []tick     // one per partition, reused
+	dones     []*done    // this window's reports, by partition
+	in        []outgoing // what each partition sent in the last window, handed to all
 	work      work
 	sent      []bool // per group: sent messages in the last window
 	extra     []int  // groups sent messages and not due by the calendar
@@ -36,11 +37,10 @@ type clockActor struct {
 func newClock(e *engine, loop *sim.Windows, timed bool) *clockActor {
 	parts, groups := len(e.ranges), len(e.net.Groups)
 	c := &clockActor{e: e, loop: loop, timed: timed, ticks: make([]tick, parts), dones: make([]*done, parts),
-		sent: make([]bool, groups), balance: newBalancer(groups, e.fixed)}
-	c.work = work{start: make([]int, parts), end: make([]int, parts), cursor: make([]cursor, parts)}
+		in: make([]outgoing, parts), sent: make([]bool, groups), balance: newBalancer(groups, e.fixed)}
+	c.work = work{end: make([]int, parts), cursor: make([]cursor, parts)}
 	for q := range c.ticks {
-		c.ticks[q].in = make([]outgoing, parts)
-		c.ticks[q].work = &c.work
+		c.ticks[q].in, c.ticks[q].work = c.in, &c.work
 	}
 	return c
 }
@@ -83,7 +83,7 @@ func (c *clockActor) barrier() {
 	}
 	c.loop.Barrier(c.lastDone.Sub(c.firstDone))
 	if c.balance.due() {
-		c.e.setRanges(c.balance.ranges(len(c.e.ranges)))
+		c.e.ranges = c.balance.ranges(len(c.e.ranges))
 	}
 }
 
@@ -96,12 +96,11 @@ func (c *clockActor) advance(ctx actor.Context) {
 	}
 	c.plan(due)
 	c.waiting = len(c.ticks)
-	// Every tick is filled before any is sent: a partition ticked early
+	// The ticks are filled before any is sent: a partition ticked early
 	// may finish the window, and rewrite its done, before the last is sent.
+	c.fill()
 	for q := range c.ticks {
-		t := &c.ticks[q]
-		t.w = w
-		c.fill(t.in)
+		c.ticks[q].w = w
 	}
 	for q := range c.ticks {
 		ctx.Send(c.e.parts[q], &c.ticks[q])
@@ -128,18 +127,18 @@ func (c *clockActor) plan(due []int) {
 		slices.Sort(c.work.due)
 	}
 	for q, r := range c.e.ranges {
-		c.work.start[q], _ = slices.BinarySearch(c.work.due, r[0])
+		start, _ := slices.BinarySearch(c.work.due, r[0])
 		c.work.end[q], _ = slices.BinarySearch(c.work.due, r[1])
-		c.work.cursor[q].next.Store(int64(c.work.start[q]))
+		c.work.cursor[q].next.Store(int64(start))
 	}
 }
 
-// fill sets in[p] to what partition p sent in the last window.
-func (c *clockActor) fill(in []outgoing) {
+// fill sets c.in[p] to what partition p sent in the last window.
+func (c *clockActor) fill() {
 	for p, d := range c.dones {
-		in[p] = outgoing{}
+		c.in[p] = outgoing{}
 		if d != nil {
-			in[p] = d.out
+			c.in[p] = d.out
 		}
 	}
 }

@@ -57,8 +57,9 @@ func Run(ctx context.Context, n *fabric.Network, h sim.Hooks) (sim.Outcome, erro
 // config leaves the count to the engine: on a single switch (two groups)
 // a window's work is too small to pay for handing half of it to another
 // core (measured: 100,000 cycles at load 0.9 take 2.35 s on two partitions
-// and 2.04 s on one, GOMAXPROCS=2), while an 8-ary 2-tree (24 groups)
-// gains from two.
+// and 2.04 s on one, GOMAXPROCS=2); on an 8-ary 2-tree (24 groups) two
+// were no slower than one (30,000 cycles at load 0.7: medians 1.03 s and
+// 0.99 s, best runs 0.80 s and 0.99 s).
 const groupsPerPartition = 8
 
 // Partitions is the number of partitions a run of n uses: the config's
@@ -82,7 +83,7 @@ func run(ctx context.Context, n *fabric.Network, h sim.Hooks, fixed bool) (sim.O
 			e.groupOf[id], e.childOf[id] = gi, i
 		}
 	}
-	e.setRanges(split(groupWeights(n), Partitions(n)))
+	e.ranges = split(groupWeights(n), Partitions(n))
 	workers := min(runtime.GOMAXPROCS(0), len(e.ranges))
 	p := newPool(workers, len(e.ranges)+16, 64)
 	defer p.close()
@@ -119,9 +120,6 @@ func run(ctx context.Context, n *fabric.Network, h sim.Hooks, fixed bool) (sim.O
 	o.InFlight, o.Partitions = held, len(e.ranges)
 	return o, nil
 }
-
-// setRanges sets the ranges of groups the partitions run first.
-func (e *engine) setRanges(ranges [][2]int) { e.ranges = ranges }
 
 // groupWeights estimates each group's share of the work: its components.
 func groupWeights(n *fabric.Network) []int {

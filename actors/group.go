@@ -99,9 +99,10 @@ func (g *groupActor) spawnChildren(ctx actor.Context) {
 func (g *groupActor) turn(r *turn) {
 	stepping := -1
 	defer func() {
-		if v := recover(); v != nil && stepping >= 0 {
-			panic(fmt.Sprintf("component %s: %v", g.children[stepping].pid.Id, v))
-		} else if v != nil {
+		if v := recover(); v != nil {
+			if stepping >= 0 {
+				v = fmt.Sprintf("component %s: %v", g.children[stepping].pid.Id, v)
+			}
 			panic(v)
 		}
 	}()

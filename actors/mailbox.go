@@ -16,33 +16,19 @@ import (
 // matters because a group steps each of its busy components once per
 // window.
 type inlineMailbox struct {
-	invoker   actor.MessageInvoker
-	running   atomic.Bool
-	suspended atomic.Bool  // the actor failed: its user messages are not processed
-	queued    atomic.Int32 // messages in user and system
-	mu        sync.Mutex
-	user      []any
-	system    []any
+	invoker actor.MessageInvoker
+	running atomic.Bool
+	queued  atomic.Int32 // messages in user and system
+	mu      sync.Mutex
+	user    []any
+	system  []any
 }
-
-func newInlineMailbox() actor.Mailbox { return &inlineMailbox{} }
 
 func (m *inlineMailbox) PostUserMessage(msg any) { m.post(msg, false) }
 
 func (m *inlineMailbox) PostSystemMessage(msg any) { m.post(msg, true) }
 
 func (m *inlineMailbox) post(msg any, system bool) {
-	switch msg.(type) {
-	case *actor.SuspendMailbox: // sent by a failing actor to itself
-		m.suspended.Store(true)
-		return
-	case *actor.ResumeMailbox:
-		m.suspended.Store(false)
-		return
-	}
-	if !system && m.suspended.Load() {
-		return // its poster sees the message was not handled
-	}
 	if m.running.CompareAndSwap(false, true) {
 		m.invoke(msg, system)
 		m.release()

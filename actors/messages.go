@@ -15,8 +15,8 @@ type start struct{}
 // tick tells a partition to simulate window w: to run groups from the
 // window's work, its own share first, then what other partitions have not
 // started yet. in[p] is what partition p's groups sent in the previous
-// window; each group takes its own messages from it when it runs. The
-// clock reuses one tick per partition.
+// window; each group takes its own messages from it when it runs (every
+// tick shares the clock's in). The clock reuses one tick per partition.
 type tick struct {
 	w    clock.Window
 	work *work
@@ -24,12 +24,11 @@ type tick struct {
 }
 
 // work is the groups due in one window, in index order, cut into one share
-// per partition (share q is due[start[q]:end[q]]). A partition takes the
-// groups of a share one at a time by advancing its cursor, so every group
-// runs exactly once whichever partition takes it.
+// per partition (share q runs from where cursor[q] starts to end[q]). A
+// partition takes the groups of a share one at a time by advancing its
+// cursor, so every group runs exactly once whichever partition takes it.
 type work struct {
 	due    []int
-	start  []int
 	end    []int
 	cursor []cursor
 }

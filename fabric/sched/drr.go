@@ -77,10 +77,9 @@ func NewDRR(cfg Config) (Scheduler, error) {
 	if len(errs) > 0 {
 		return nil, problem.List(errs).Err()
 	}
-	s := &drr{numVLs: cfg.NumVLs, quantum: w, deficit: make([]int, len(w)), cur: -1, lastVL: make([]int, len(w))}
+	s := &drr{numVLs: cfg.NumVLs, quantum: w, deficit: make([]int, len(w)), cur: -1, lastVL: noneSent(len(w))}
 	for i := range w {
 		s.quantum[i] *= mtu
-		s.lastVL[i] = -1
 	}
 	return s, nil
 }

@@ -51,6 +51,16 @@ func firstAtOrAfter(heads []Head, vl int) int {
 
 // checkSLCount reports a Config whose SLs do not fit an slSet, or whose
 // SC2SL names an SL that does not exist (a head of it would index nothing).
+// noneSent is a per-SL "VL sent from last" pointer before any packet: -1
+// for each of n SLs.
+func noneSent(n int) []int {
+	last := make([]int, n)
+	for i := range last {
+		last[i] = -1
+	}
+	return last
+}
+
 func checkSLCount(name string, cfg Config) error {
 	n := len(cfg.SLs)
 	if n == 0 || n > maxSLs {

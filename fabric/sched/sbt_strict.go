@@ -49,12 +49,8 @@ func NewSBTStrict(cfg Config) (Scheduler, error) {
 	if cfg.NumVLs <= 0 {
 		return nil, fmt.Errorf("sbt_strict: NumVLs = %d, want > 0", cfg.NumVLs)
 	}
-	last := make([]int, len(w))
-	for i := range last {
-		last[i] = -1
-	}
 	return &sbtStrict{numVLs: cfg.NumVLs, initial: w,
-		weights: append([]int(nil), w...), lastVL: last}, nil
+		weights: append([]int(nil), w...), lastVL: noneSent(len(w))}, nil
 }
 
 func (s *sbtStrict) Pick(heads []Head) int { return s.decide(heads).idx }

@@ -24,11 +24,7 @@ func NewStrict(cfg Config) (Scheduler, error) {
 	if cfg.NumVLs <= 0 {
 		return nil, fmt.Errorf("strict: NumVLs = %d, want > 0", cfg.NumVLs)
 	}
-	last := make([]int, len(cfg.SLs))
-	for i := range last {
-		last[i] = -1
-	}
-	return &strict{numVLs: cfg.NumVLs, lastVL: last}, nil
+	return &strict{numVLs: cfg.NumVLs, lastVL: noneSent(len(cfg.SLs))}, nil
 }
 
 func (s *strict) Pick(heads []Head) int {

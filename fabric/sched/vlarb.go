@@ -117,7 +117,7 @@ func NewVLArb(cfg Config) (Scheduler, error) {
 	if v.HighLimit < VLArbUnlimited {
 		errs = append(errs, fmt.Errorf("vlarb: VLArb.HighLimit = %d, want %d (no limit) or >= 0 credits", v.HighLimit, VLArbUnlimited))
 	}
-	s := &vlarb{numVLs: cfg.NumVLs, limit: v.HighLimit, lastFree: -1, lastVL: make([]int, len(cfg.SLs))}
+	s := &vlarb{numVLs: cfg.NumVLs, limit: v.HighLimit, lastFree: -1, lastVL: noneSent(len(cfg.SLs))}
 	for k, tab := range [2][]Entry{v.High, v.Low} {
 		name := [2]string{"High", "Low"}[k]
 		t := vlTable{entries: append([]Entry(nil), tab...), cur: -1}
@@ -140,9 +140,6 @@ func NewVLArb(cfg Config) (Scheduler, error) {
 	}
 	if len(errs) > 0 {
 		return nil, problem.List(errs).Err()
-	}
-	for i := range s.lastVL {
-		s.lastVL[i] = -1
 	}
 	return s, nil
 }

@@ -46,11 +46,7 @@ func NewWRR(cfg Config) (Scheduler, error) {
 	if cfg.NumVLs <= 0 {
 		return nil, fmt.Errorf("wrr: NumVLs = %d, want > 0", cfg.NumVLs)
 	}
-	last := make([]int, len(w))
-	for i := range last {
-		last[i] = -1
-	}
-	return &wrr{numVLs: cfg.NumVLs, weights: w, cur: -1, lastVL: last}, nil
+	return &wrr{numVLs: cfg.NumVLs, weights: w, cur: -1, lastVL: noneSent(len(w))}, nil
 }
 
 func (s *wrr) Pick(heads []Head) int { return s.decide(heads).idx }
