@@ -26,7 +26,31 @@ type Config struct {
 	NIC            NICConfig      `yaml:"nic" json:"nic"`
 	QoS            QoSConfig      `yaml:"qos" json:"qos"`
 	Traffic        TrafficConfig  `yaml:"traffic" json:"traffic"`
+	Trace          TraceConfig    `yaml:"trace" json:"trace,omitzero"` // an MPI trace replayed beside the synthetic traffic
 }
+
+// TraceConfig names a VEF trace to replay (docs/traces.md): its tasks'
+// messages go on SL SL, each task on a NIC of the mapping; the synthetic
+// traffic (traffic.*, at traffic.load, which may then be 0) runs beside it
+// as background. The run ends when the trace's last task ends, or at
+// cycles, whichever comes first.
+type TraceConfig struct {
+	File        string `yaml:"file" json:"file,omitempty"`                 // the trace, plain or gzip; "" = no trace
+	SL          int    `yaml:"sl" json:"sl,omitempty"`                     // an index of qos.sls
+	Mapping     string `yaml:"mapping" json:"mapping,omitempty"`           // MappingLinear (""), MappingRandom or MappingFile
+	MappingFile string `yaml:"mapping_file" json:"mapping_file,omitempty"` // mapping file: the NIC of each task, in task order
+	// Collectives chooses a collective's algorithm by op name (broadcast,
+	// reduce, allreduce, gather, scatter, allgather, barrier, alltoall);
+	// an op not named takes its default (workloads/collective).
+	Collectives map[string]string `yaml:"collectives" json:"collectives,omitempty"`
+}
+
+// The values of trace.mapping.
+const (
+	MappingLinear = "linear" // task i on NIC i
+	MappingRandom = "random" // the tasks on NICs drawn without repetition from the run's seed
+	MappingFile   = "file"   // as trace.mapping_file lists
+)
 
 // TopologyConfig chooses the network: a preset by name, or a shape.
 type TopologyConfig struct {

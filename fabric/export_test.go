@@ -78,7 +78,7 @@ type silent struct{}
 
 func (silent) Next() clock.Cycle                          { return clock.Never }
 func (silent) Pop(clock.Cycle) (workloads.Message, bool)  { return workloads.Message{}, false }
-func (silent) Delivered(workloads.MessageID, clock.Cycle) {}
+func (silent) Delivered(workloads.MessageID, clock.Cycle, clock.Cycle) {}
 
 // Silence stops nic from generating traffic of its own.
 func Silence(nic *nicComp) {

@@ -29,6 +29,9 @@ type Network struct {
 	switches []switchParts
 	Groups   []Group
 	Window   clock.Cycle
+	// Workload is the run's traffic beyond the synthetic (Inputs.Workload),
+	// nil when none: engines ask it between windows whether the run is over.
+	Workload workloads.Workload
 	p        *params
 
 	queueBase []int // per switch: the index of its first queue (watchdog)
@@ -53,7 +56,8 @@ func (n *Network) NumNICs() int { return len(n.nics) }
 // Inputs are what a config names in files, read by the run layer (package
 // sim) before Build: fabric reads no file.
 type Inputs struct {
-	DTable *dtable.Table // the table qos.dtable_file names
+	DTable   *dtable.Table      // the table qos.dtable_file names
+	Workload workloads.Workload // traffic beyond the synthetic: the trace trace.file names (package workloads/replay)
 }
 
 // Build validates cfg and wires up its network. A config that names a file
@@ -66,7 +70,7 @@ func BuildWith(cfg Config, reg *sched.Registry, in Inputs) (*Network, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Network{Config: cfg, Topology: p.topo, p: p}
+	n := &Network{Config: cfg, Topology: p.topo, p: p, Workload: in.Workload}
 	n.Window = clock.Cycle(cfg.Window)
 	if n.Window == 0 {
 		n.Window = clock.Cycle(cfg.MaxWindow())
@@ -199,7 +203,14 @@ func (n *Network) build(traffic *workloads.Traffic) {
 		if sw := t.NICPort[i].Switch; nicStats[sw] == nil {
 			nicStats[sw] = NewStats(sls)
 		}
-		nic := newNIC(p, l.nic(i), i, nicStats[t.NICPort[i].Switch], traffic.Source(i), l.nicLinks(p, i))
+		syn := traffic.Source(i)
+		var src workloads.Source = syn
+		if n.Workload != nil {
+			if w := n.Workload.Source(i); w != nil {
+				src = workloads.Merge(syn, w)
+			}
+		}
+		nic := newNIC(p, l.nic(i), i, nicStats[t.NICPort[i].Switch], src, l.nicLinks(p, i))
 		n.nics = append(n.nics, nic)
 		n.add(nic)
 	}

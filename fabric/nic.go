@@ -30,6 +30,7 @@ type nicComp struct {
 	index   int
 	stats   *Stats
 	src     workloads.Source
+	sender  workloads.Sender // src, when it must know its sends (trace replay)
 	partial map[uint64]int32 // flits received of messages of several packets not yet whole
 
 	app      []fifo // per SL: packets not yet admitted
@@ -84,6 +85,7 @@ func newNIC(p *params, id messages.CompID, index int, stats *Stats, src workload
 		scNext: make([]int, len(p.slSCs)), injOf: make([]clock.Cycle, len(p.slSCs)), msgOf: make([]uint64, len(p.slSCs)),
 		digest: fnvOffset,
 	}
+	n.sender, _ = src.(workloads.Sender)
 	n.startTimers()
 	return n
 }
@@ -165,7 +167,8 @@ func (n *nicComp) dropBacklog() {
 
 // newMessage queues message m, generated now, unless the application
 // queues are full (traffic.max_queued_packets): then it is offered but not
-// queued, and counted as throttled.
+// queued, and counted as throttled. A causal message (a trace's) is
+// queued whatever the queues hold: others wait for it.
 func (n *nicComp) newMessage(m workloads.Message, now clock.Cycle) {
 	sl, flits := m.SL, int32(m.Flits)
 	queued := 0
@@ -173,7 +176,7 @@ func (n *nicComp) newMessage(m workloads.Message, now clock.Cycle) {
 		queued += n.app[i].Len()
 	}
 	mtu := n.p.mtuFlits[sl]
-	if queued+int((flits+mtu-1)/mtu) > n.p.maxQueued {
+	if queued+int((flits+mtu-1)/mtu) > n.p.maxQueued && !m.Causal {
 		if n.Throttled == 0 {
 			n.FirstThrottle = now
 		}
@@ -282,6 +285,10 @@ func (n *nicComp) transmit(now clock.Cycle, vl int, out *Outbox) {
 	n.injRel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits})
 	out.Send(messages.Msg{Kind: messages.KindPacket, At: pk.Head, Dst: n.upComp, Src: n.id, Slot: n.upSlot, Pkt: pk})
 	n.at(n.linkFree, nicSend)
+	if pk.Last && n.sender != nil {
+		n.sender.Sent(workloads.MessageID(pk.Msg), tailOut)
+		n.wakeSource(now)
+	}
 }
 
 // receive ejects every packet whose tail has arrived, records it and
@@ -321,7 +328,13 @@ func (n *nicComp) arrived(pk *messages.Packet, now clock.Cycle) {
 		}
 		delete(n.partial, pk.Msg)
 	}
-	n.src.Delivered(workloads.MessageID(pk.Msg), now)
+	n.src.Delivered(workloads.MessageID(pk.Msg), pk.GenAt, now)
+	n.wakeSource(now)
+}
+
+// wakeSource sets a generation timer at the source's next message, which
+// a delivery or a send in cycle now may have made ready (from now+1 on).
+func (n *nicComp) wakeSource(now clock.Cycle) {
 	if next := n.src.Next(); next < n.p.stop {
 		n.at(clock.Max(next, now+1), nicGenerate)
 	}

@@ -3,12 +3,15 @@ package fabric
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
 	"github.com/opasim/opasim/problem"
 	"github.com/opasim/opasim/workloads"
+	"github.com/opasim/opasim/workloads/collective"
+	"github.com/opasim/opasim/workloads/vef"
 )
 
 // Problems collects every validation problem (problem.List: it is an
@@ -25,6 +28,7 @@ func (c *Config) Validate(schedulers *sched.Registry) error {
 	c.validateSwitch(&p)
 	c.validateQoS(&p, schedulers)
 	c.validateTraffic(&p)
+	c.validateTrace(&p)
 	if len(p) == 0 {
 		c.validateBuffers(&p)
 	}
@@ -235,7 +239,11 @@ func (c *Config) validateTraffic(p *Problems) {
 	if !contains(workloads.PatternNames(), t.Pattern) {
 		p.NotAllowed("traffic.pattern", fmt.Sprintf("%q", t.Pattern), "must be one of: "+strings.Join(workloads.PatternNames(), ", "))
 	}
-	if !(t.Load > 0 && t.Load <= 1) {
+	if c.Trace.File != "" {
+		if !(t.Load >= 0 && t.Load <= 1) {
+			p.NotAllowed("traffic.load", t.Load, "must be in [0, 1] flits/cycle/NIC (with a trace, 0: no background traffic)")
+		}
+	} else if !(t.Load > 0 && t.Load <= 1) {
 		p.NotAllowed("traffic.load", t.Load, "must be in (0, 1] flits/cycle/NIC")
 	}
 	if t.Process != "bernoulli" && t.Process != "cbr" {
@@ -296,4 +304,54 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func (c *Config) validateTrace(p *Problems) {
+	t := &c.Trace
+	if t.File == "" {
+		if t.SL != 0 || t.Mapping != "" || t.MappingFile != "" || len(t.Collectives) > 0 {
+			p.NotAllowed("trace.file", `""`, "must name a trace when other trace keys are set")
+		}
+		return
+	}
+	if t.SL < 0 || t.SL >= len(c.QoS.SLs) {
+		p.NotAllowed("trace.sl", t.SL, fmt.Sprintf("must be an index of qos.sls, in [0, %d)", len(c.QoS.SLs)))
+	}
+	switch t.Mapping {
+	case "", MappingLinear, MappingRandom:
+		if t.MappingFile != "" {
+			p.NotAllowed("trace.mapping_file", t.MappingFile, "must be empty unless trace.mapping is file")
+		}
+	case MappingFile:
+		if t.MappingFile == "" {
+			p.NotAllowed("trace.mapping_file", `""`, "must name a file when trace.mapping is file")
+		}
+	default:
+		p.NotAllowed("trace.mapping", fmt.Sprintf("%q", t.Mapping), "must be one of: linear, random, file")
+	}
+	for _, name := range sortedKeys(t.Collectives) {
+		op, ok := vef.OpNamed(name)
+		if !ok {
+			p.NotAllowed("trace.collectives", name, "must be an op: "+strings.Join(vef.OpNames(), ", "))
+			continue
+		}
+		if algs := collective.Algorithms(op); !contains(algs, t.Collectives[name]) {
+			p.NotAllowed("trace.collectives."+name, fmt.Sprintf("%q", t.Collectives[name]), "must be one of: "+strings.Join(algs, ", "))
+		}
+	}
+	if c.Traffic.StopCycle != 0 {
+		p.NotAllowed("traffic.stop_cycle", c.Traffic.StopCycle, "must be 0 with a trace (a trace stops when it ends)")
+	}
+	if c.Traffic.DropBacklog {
+		p.NotAllowed("traffic.drop_backlog", true, "must be false with a trace (dropping its messages would stall it)")
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

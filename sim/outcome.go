@@ -18,6 +18,8 @@ type Outcome struct {
 	Blocked         bool     // stopped by the watchdog: nothing, or some buffer's head, moved for watchdog_cycles
 	PartialDeadlock bool     // what stopped it was a buffer head that did not move while others did
 	Stuck           []string // what was blocked
+	Stalled         bool     // the trace replay could not go on (fabric.Network.Workload)
+	StallDetail     []string // what its tasks waited on
 }
 
 // Progress is called by engines now and then with the cycle reached.

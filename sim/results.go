@@ -79,6 +79,7 @@ type Results struct {
 	WallSeconds          float64        `json:"wall_seconds"`
 	CyclesPerSecond      float64        `json:"cycles_per_second"`
 	FlitsPerSecond       float64        `json:"flits_per_second"`
+	Trace                *TraceResult   `json:"trace,omitempty"` // the trace replay, when trace.file names one
 }
 
 // Measure makes the results of a run: the network's counters after the
@@ -131,6 +132,7 @@ func Measure(n *fabric.Network, o Outcome) *Results {
 	problems := n.CheckConservation(o.InFlight)
 	r.ConservationOK, r.ConservationProblems = len(problems) == 0, problems
 	r.Digest = digest(o.Reached, &tot)
+	r.Trace = traceResult(n, o, r.CycleNs)
 	if secs := o.Wall.Seconds(); secs > 0 {
 		r.CyclesPerSecond = float64(o.Reached) / secs
 		r.FlitsPerSecond = float64(tot.DeliveredFlits) / secs

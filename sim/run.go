@@ -29,7 +29,8 @@ type ConfigError struct{ Err error }
 func (e ConfigError) Error() string { return e.Err.Error() }
 func (e ConfigError) Unwrap() error { return e.Err }
 
-// Build reads the files cfg names (qos.dtable_file) and builds the network
+// Build reads the files cfg names (qos.dtable_file, trace.file and
+// trace.mapping_file: the whole trace is checked first) and builds the network
 // with the default schedulers. Every error is a ConfigError.
 func Build(cfg fabric.Config) (*fabric.Network, error) {
 	reg := sched.Default()
@@ -46,6 +47,13 @@ func Build(cfg fabric.Config) (*fabric.Network, error) {
 			return nil, ConfigError{err}
 		}
 		in.DTable = &tab
+	}
+	if cfg.Trace.File != "" {
+		rep, err := buildTrace(&cfg)
+		if err != nil {
+			return nil, ConfigError{err}
+		}
+		in.Workload = rep
 	}
 	n, err := fabric.BuildWith(cfg, reg, in)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/workloads"
 )
 
 // checkEvery is how many windows pass between progress reports and
@@ -36,6 +37,7 @@ type Windows struct {
 	reached clock.Cycle
 	stop    stopReason
 	begin   time.Time
+	stall   []string // what a stalled workload waited on
 }
 
 type stopReason int
@@ -45,6 +47,7 @@ const (
 	ended
 	interrupted
 	blocked
+	stalled
 )
 
 // NewWindows starts the window loop of a run of n: every group due at the
@@ -74,6 +77,16 @@ func (l *Windows) Next() (w clock.Window, due []int, ok bool) {
 	if l.ctx.Err() != nil {
 		l.stop = interrupted
 		return clock.Window{}, nil, false
+	}
+	if w := l.net.Workload; w != nil {
+		switch st, detail := w.Status(); st {
+		case workloads.Finished:
+			l.stop = ended
+			return clock.Window{}, nil, false
+		case workloads.Stalled:
+			l.stop, l.stall = stalled, detail
+			return clock.Window{}, nil, false
+		}
 	}
 	if l.opened%checkEvery == 0 && l.watchdogStops() {
 		l.stop = blocked
@@ -130,6 +143,7 @@ func (l *Windows) Outcome(engine string) Outcome {
 	if o.Blocked {
 		o.Stuck, o.PartialDeadlock = l.dog.report, l.dog.partial
 	}
+	o.Stalled, o.StallDetail = l.stop == stalled, l.stall
 	return o
 }
 

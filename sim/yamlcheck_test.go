@@ -10,7 +10,7 @@ import (
 	"github.com/opasim/opasim/fabric"
 )
 
-const topKeys = "seed, cycles, warmup, engine, partitions, window, watchdog_cycles, series_cycles, memory_budget_mb, topology, switch, nic, qos, traffic"
+const topKeys = "seed, cycles, warmup, engine, partitions, window, watchdog_cycles, series_cycles, memory_budget_mb, topology, switch, nic, qos, traffic, trace"
 
 // threeSLs is a qos section whose third SL has a misspelt key on line 7.
 const threeSLs = `qos:

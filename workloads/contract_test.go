@@ -83,8 +83,8 @@ func sources() map[string]func() Source {
 	told := func(delay clock.Cycle) func() Source {
 		return func() Source {
 			r := NewReply(3, 1, 8, delay)
-			r.Delivered(NewMessageID(7, 2), 40)
-			r.Delivered(NewMessageID(1, 9), 90)
+			r.Delivered(NewMessageID(7, 2), 31, 40)
+			r.Delivered(NewMessageID(1, 9), 81, 90)
 			return r
 		}
 	}
@@ -141,7 +141,7 @@ func TestSyntheticIgnoresDeliveries(t *testing.T) {
 	s := mixed("bernoulli").Source(4)
 	var got []Message
 	for c := s.Next(); c < 10_000; c = s.Next() {
-		s.Delivered(NewMessageID(2, uint64(c)), c)
+		s.Delivered(NewMessageID(2, uint64(c)), c-1, c)
 		m, _ := s.Pop(c)
 		got = append(got, m)
 	}
@@ -167,9 +167,9 @@ func TestReply(t *testing.T) {
 			t.Fatalf("told nothing, Pop(%d) gave %+v", now, m)
 		}
 	}
-	r.Delivered(NewMessageID(9, 1), 100)
-	r.Delivered(NewMessageID(6, 4), 100)
-	r.Delivered(NewMessageID(9, 2), 130)
+	r.Delivered(NewMessageID(9, 1), 91, 100)
+	r.Delivered(NewMessageID(6, 4), 91, 100)
+	r.Delivered(NewMessageID(9, 2), 121, 130)
 	want := []Message{
 		{ID: NewMessageID(3, 1), At: 104, SL: 2, Dst: 9, Flits: 8},
 		{ID: NewMessageID(3, 2), At: 104, SL: 2, Dst: 6, Flits: 8},
@@ -182,7 +182,7 @@ func TestReply(t *testing.T) {
 		t.Errorf("all answered, Next is %d", r.Next())
 	}
 	z := NewReply(0, 0, 1, 0)
-	z.Delivered(NewMessageID(1, 1), 50)
+	z.Delivered(NewMessageID(1, 1), 41, 50)
 	if z.Next() != 51 {
 		t.Errorf("delay 0: answer due at %d, want 51 (a reaction takes a cycle)", z.Next())
 	}

@@ -35,9 +35,9 @@ import "github.com/opasim/opasim/clock"
 //     message due then; popped so, messages come in the order of their
 //     cycles (Message.At, when each was generated), and Next is never
 //     earlier than the last one's.
-//   - Delivered(msg, at) tells the source that message msg, sent to the
-//     NIC by msg.Src(), has arrived there whole (its last flit) in cycle
-//     at. The NIC calls it in the cycle at, after that cycle's generation;
+//   - Delivered(msg, gen, at) tells the source that message msg, sent to
+//     the NIC by msg.Src() and generated there in cycle gen, has arrived
+//     there whole (its last flit) in cycle at. The NIC calls it in the cycle at, after that cycle's generation;
 //     a source it makes ready must give a Next after at (the NIC generates
 //     no earlier than at+1). A source that ignores deliveries does nothing.
 //   - The messages' IDs (Message.ID) are unique in a run and never 0:
@@ -53,5 +53,38 @@ import "github.com/opasim/opasim/clock"
 type Source interface {
 	Next() clock.Cycle
 	Pop(now clock.Cycle) (Message, bool)
-	Delivered(msg MessageID, at clock.Cycle)
+	Delivered(msg MessageID, gen, at clock.Cycle)
 }
+
+// Sender is a Source that must know when each of its messages has left:
+// the NIC calls Sent(msg, at) when it puts the last flit of message msg on
+// its link, in cycle at (the cycle it transmits the message's last packet
+// or later: at is the tail's cycle). As after Delivered, a source Sent
+// makes ready gives a Next after at. Trace replay waits on sends.
+type Sender interface {
+	Source
+	Sent(msg MessageID, at clock.Cycle)
+}
+
+// Workload is traffic beyond the synthetic that some NICs offer (trace
+// replay), and that has a say in when the run ends. The run asks Source
+// once per NIC while it builds the network, and Status between windows,
+// when no source runs.
+type Workload interface {
+	// Source is NIC nic's source, nil when the workload has nothing at it.
+	Source(nic int) Source
+	// Status says whether the workload still runs, has finished (the run
+	// may end) or is stalled (it can never go on); detail describes a
+	// stall (what waits, on what).
+	Status() (st Status, detail []string)
+}
+
+// Status is the state of a Workload.
+type Status int
+
+// The states of a Workload.
+const (
+	Running Status = iota
+	Finished
+	Stalled
+)

@@ -38,7 +38,7 @@ func (r *Reply) Pop(now clock.Cycle) (Message, bool) {
 }
 
 // Delivered implements Source: the answer to msg, due delay cycles later.
-func (r *Reply) Delivered(msg MessageID, at clock.Cycle) {
+func (r *Reply) Delivered(msg MessageID, _, at clock.Cycle) {
 	r.seq++
 	r.due = append(r.due, Message{ID: NewMessageID(r.nic, r.seq), At: at + r.delay, SL: r.sl, Dst: msg.Src(), Flits: r.flits})
 }

@@ -27,6 +27,10 @@ type Message struct {
 	SL    int
 	Dst   int // NIC
 	Flits int
+	// Causal: others wait for this message (trace replay), so the NIC
+	// queues it even when its application queues are full: a message of a
+	// trace is never throttled away.
+	Causal bool
 }
 
 // Traffic is the synthetic traffic every NIC of a run offers: destinations
@@ -102,7 +106,7 @@ func (s *Synthetic) Pop(now clock.Cycle) (Message, bool) {
 
 // Delivered implements Source: synthetic traffic does not depend on what
 // arrives.
-func (s *Synthetic) Delivered(MessageID, clock.Cycle) {}
+func (s *Synthetic) Delivered(MessageID, clock.Cycle, clock.Cycle) {}
 
 // FirstCycles is the cycle of each SL's first message, in SL order
 // (clock.Never for an SL that sends nothing). A NIC sets a generation

@@ -16,6 +16,8 @@ type runFlags struct {
 	config, pattern, engine, out, scheduler string
 	cpuProfile, memProfile                  string
 	preset, traffic, schedulerView          string
+	trace                                   string
+	traceSL                                 int
 	ports                                   int
 	load                                    float64
 	cycles, warmup, window                  int64
@@ -51,7 +53,14 @@ func (f *runFlags) registerConfig(fs *pflag.FlagSet) {
 		"sweep runs every point on sequential unless this flag is given)")
 	fs.StringVar(&f.schedulerView, "scheduler-view", "", "what the schedulers see: eligible, table or table_feedback (default eligible)")
 	fs.Int64Var(&f.window, "window", 0, "cycles per clock window (default: the largest allowed)")
+	fs.StringVar(&f.trace, "trace", "", "replay this VEF trace (plain or gzip) beside the synthetic traffic; "+
+		"without --cycles and --warmup the run is bounded only by the trace's end, all of it measured")
+	fs.IntVar(&f.traceSL, "trace-sl", 0, "the SL (index of qos.sls) of the trace's messages (default 0)")
 }
+
+// TraceCycles bounds a --trace run given no --cycles: far beyond any
+// trace's end, which ends the run.
+const TraceCycles = 1 << 50
 
 // load builds the effective config: defaults, then the file, then flags.
 func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
@@ -82,6 +91,16 @@ func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
 	set("scheduler", func() { cfg.QoS.Scheduler = f.scheduler })
 	set("scheduler-view", func() { cfg.QoS.SchedulerView = f.schedulerView })
 	set("window", func() { cfg.Window = f.window })
+	set("trace", func() {
+		cfg.Trace.File = f.trace
+		if !fs.Changed("cycles") {
+			cfg.Cycles = TraceCycles
+		}
+		if !fs.Changed("warmup") {
+			cfg.Warmup = 0
+		}
+	})
+	set("trace-sl", func() { cfg.Trace.SL = f.traceSL })
 	return cfg, f.contradictions(fs, &cfg)
 }
 

@@ -76,6 +76,9 @@ func report(cmd *cobra.Command, out string, res *sim.Results) error {
 			return err
 		}
 	}
+	if t := res.Trace; t != nil && t.Stalled {
+		return fmt.Errorf("the trace replay stalled: every task left waits on something that cannot happen:\n  %s", strings.Join(t.Blocking, "\n  "))
+	}
 	if res.Blocked {
 		what := fmt.Sprintf("nothing moved for %d cycles with packets inside", res.Config.WatchdogCycles)
 		if res.PartialDeadlock {
@@ -164,6 +167,7 @@ func printSummary(w io.Writer, r *sim.Results) {
 	}
 	fmt.Fprintf(w, "scheduler %s, view %s: %d decisions, %d wasted (%d on a header not ready), hit rate %.4f (switch ports %.4f, NICs %.4f)\n",
 		c.QoS.Scheduler, view, r.SchedulerDecisions, r.SchedulerWasted, r.WastedNotReady, r.SchedulerHitRate, r.SwitchHitRate, r.NICHitRate)
+	printTrace(w, r)
 	fmt.Fprintf(w, "conservation %s, digest %s\n", ok, r.Digest)
 	fmt.Fprintf(w, "speed     %.0f cycles/s, %.0f flits/s, %.2f s wall\n", r.CyclesPerSecond, r.FlitsPerSecond, r.WallSeconds)
 }
@@ -223,4 +227,31 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// printTrace prints what a trace replay measured.
+func printTrace(w io.Writer, r *sim.Results) {
+	t := r.Trace
+	if t == nil {
+		return
+	}
+	state := "ended"
+	switch {
+	case t.Stalled:
+		state = "STALLED"
+	case !t.Finished:
+		state = "not finished"
+	}
+	ended := 0
+	for _, e := range t.TaskEndCycles {
+		if e >= 0 {
+			ended++
+		}
+	}
+	fmt.Fprintf(w, "trace     %s: %s, %d of %d tasks ended; %d records, %d messages delivered, %d flits\n",
+		t.File, state, ended, t.Tasks, t.Records, t.Messages, t.Flits)
+	if t.Finished {
+		fmt.Fprintf(w, "trace     execution time %d cycles (%.1f us); message latency mean %.1f cycles, p50 %d, p99 %d, max %d\n",
+			t.ExecutionCycles, t.ExecutionNs/1000, t.Latency.MeanCycles, t.Latency.P50Cycles, t.Latency.P99Cycles, t.Latency.MaxCycles)
+	}
 }

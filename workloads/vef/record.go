@@ -80,6 +80,19 @@ func (o Op) String() string {
 	return fmt.Sprintf("Op(%d)", uint8(o))
 }
 
+// OpNames are the ops' names, in op order.
+func OpNames() []string { return append([]string(nil), opNames[:]...) }
+
+// OpNamed is the op of a name of OpNames.
+func OpNamed(name string) (Op, bool) {
+	for i, n := range opNames {
+		if n == name {
+			return Op(i), true
+		}
+	}
+	return 0, false
+}
+
 // Kind tells which of a Record's two bodies is set.
 type Kind uint8
 
