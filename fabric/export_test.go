@@ -76,8 +76,8 @@ func TraceDeliveries(nic *nicComp, f func(messages.Packet)) { nic.trace = f }
 // silent is a source that never sends.
 type silent struct{}
 
-func (silent) Next() clock.Cycle                          { return clock.Never }
-func (silent) Pop(clock.Cycle) (workloads.Message, bool)  { return workloads.Message{}, false }
+func (silent) Next() clock.Cycle                                       { return clock.Never }
+func (silent) Pop(clock.Cycle) (workloads.Message, bool)               { return workloads.Message{}, false }
 func (silent) Delivered(workloads.MessageID, clock.Cycle, clock.Cycle) {}
 
 // Silence stops nic from generating traffic of its own.
