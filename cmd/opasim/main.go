@@ -7,6 +7,7 @@
 //	opasim qos dtable     the DTable configuration tool
 //	opasim sweep          schedulers × loads × seeds, summaries and plots
 //	opasim plot DIR       redraw a sweep's plots
+//	opasim trace gen KIND a VEF trace of a trace-shaped workload (stencil3d, hpl, …)
 //
 // It is the wiring only: it reads flags, builds a config, runs it with
 // package sim on the engine the config names (sim.Sequential or
@@ -48,6 +49,7 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newRunCmd(), newBenchCmd(), newQoSCmd(), newTopoCmd())
 	root.AddCommand(newSweepCmd(), newPlotCmd())
+	root.AddCommand(newTraceCmd())
 	argsAreInput(root)
 	return root
 }
@@ -73,13 +75,18 @@ func subcommandArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
+	return fmt.Errorf("unknown command %q for %q: must be one of: %s", args[0], cmd.CommandPath(), strings.Join(subcommandNames(cmd), ", "))
+}
+
+// subcommandNames lists the subcommands a user can give cmd.
+func subcommandNames(cmd *cobra.Command) []string {
 	var names []string
 	for _, sub := range cmd.Commands() {
 		if sub.IsAvailableCommand() {
 			names = append(names, sub.Name())
 		}
 	}
-	return fmt.Errorf("unknown command %q for %q: must be one of: %s", args[0], cmd.CommandPath(), strings.Join(names, ", "))
+	return names
 }
 
 // noArgs refuses positional arguments as bad input.
