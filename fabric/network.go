@@ -174,16 +174,24 @@ func dtableFor(cfg *Config, file *dtable.Table) ([]sched.Entry, error) {
 		}
 		return file.Sched(), nil
 	}
+	res, err := dtable.Configure(cfg.DTableRequest())
+	if err != nil {
+		return nil, fmt.Errorf("qos.dtable (the DTable configuration of the SLs' distances, MTUs and shares): %w", err)
+	}
+	return res.Table, nil
+}
+
+// DTableRequest is what the DTable configuration methodology takes from
+// cfg: qos.dtable's parameters and each SL's distance, MTU (in credits)
+// and share of the offered load.
+func (cfg *Config) DTableRequest() dtable.Request {
+	q := &cfg.QoS
 	req := dtable.Request{Entries: q.DTable.Entries, GMTU: q.DTable.GMTU, W: q.DTable.W, K: q.DTable.K}
 	for i, sl := range q.SLs {
 		req.SLs = append(req.SLs, dtable.SLRequest{Name: sl.Name, Distance: sl.Distance,
 			MTU: cfg.credits(cfg.MTUFlits(i)), Share: sl.Share})
 	}
-	res, err := dtable.Configure(req)
-	if err != nil {
-		return nil, fmt.Errorf("qos.dtable (the DTable configuration of the SLs' distances, MTUs and shares): %w", err)
-	}
-	return res.Table, nil
+	return req
 }
 
 // add appends c, which must carry the ID the layout gave it.

@@ -1,0 +1,195 @@
+package main
+
+// `opasim trace compare` and `opasim trace sweep`: the execution time of a
+// trace against a baseline, and seed 000 section 4.3's experiment.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/dtable"
+	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/sim"
+	"github.com/opasim/opasim/sweep"
+)
+
+func newTraceCompareCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "compare RESULTS BASELINE",
+		Short: "A trace run's execution time normalized to a baseline run's (two results JSON files of opasim run --out)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var ex [2]int64
+			for i, path := range args {
+				t, err := readTraceResult(path)
+				if err != nil {
+					return badInput(err)
+				}
+				ex[i] = t.ExecutionCycles
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "execution %d cycles, baseline %d cycles: normalized execution time %.2f%%\n",
+				ex[0], ex[1], 100*float64(ex[0])/float64(ex[1]))
+			return nil
+		},
+	}
+}
+
+// readTraceResult reads the trace part of a results JSON file: it must
+// hold a trace that finished.
+func readTraceResult(path string) (*sim.TraceResult, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r sim.Results
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a results file: %w", path, err)
+	}
+	switch {
+	case r.Trace == nil:
+		return nil, fmt.Errorf("%s: a run without a trace (no \"trace\" in its results)", path)
+	case !r.Trace.Finished || r.Trace.ExecutionCycles <= 0:
+		return nil, fmt.Errorf("%s: its trace did not finish: no execution time", path)
+	}
+	return r.Trace, nil
+}
+
+// traceSweepFlags are the flags of `opasim trace sweep`.
+type traceSweepFlags struct {
+	preset, config, loads, sls, scheduler, baseline, out, engine string
+	jobs                                                         int
+	seed                                                         uint64
+}
+
+func newTraceSweepCmd() *cobra.Command {
+	var f traceSweepFlags
+	cmd := &cobra.Command{
+		Use:   "sweep TRACE...",
+		Short: "Seed 000 section 4.3: each trace with CBR background in another SL, normalized to the trace alone (Figs. 5 and 6)",
+		Long: "Seed 000 section 4.3 (Figs. 5 and 6). For each trace: a baseline run, the trace alone under --baseline; then, for\n" +
+			"each SL of --sls, the trace in that SL with CBR background traffic (the paper mix's message sizes, uniform\n" +
+			"destinations) in the other SL at each load of --loads, under --scheduler. Each execution time is given as a\n" +
+			"percentage of the trace's baseline. Writes traces.csv, traces.json and traces.{png,svg} into --out.\n" +
+			"The network: --preset with the paper mix's QoS (traffic preset paper-mix), then --config over it.",
+		Example: "  opasim trace gen stencil3d --tasks 512 --iterations 20 --out namd.vef.gz\n" +
+			"  opasim trace sweep --preset tree-8ary-2 --out sweeps/traces namd.vef.gz",
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.preset, "preset", "tree-8ary-2", "topology preset (seed 000 section 4.3: tree-8ary-2 or torus2d-4x4)")
+	fs.StringVar(&f.config, "config", "", "YAML config applied over the preset and the paper mix")
+	fs.StringVar(&f.loads, "loads", "0.01,0.05,0.1,0.2", "background loads, flits/cycle/NIC")
+	fs.StringVar(&f.sls, "sls", "CL,BE", "the two SLs, by name: the trace in each in turn, the background in the other")
+	fs.StringVar(&f.scheduler, "scheduler", "dtable", "output scheduler of the runs with background")
+	fs.StringVar(&f.baseline, "baseline", "rr", "output scheduler of the baseline (the trace alone)")
+	fs.StringVar(&f.engine, "engine", "sequential", "engine of every run")
+	fs.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "runs at once")
+	fs.Uint64Var(&f.seed, "seed", 1, "master random seed")
+	fs.StringVar(&f.out, "out", "", "directory for traces.csv, traces.json and the plot (required)")
+	return cmd
+}
+
+func (f *traceSweepFlags) study(traces []string) (*sweep.TraceStudy, []string, error) {
+	if f.out == "" {
+		return nil, nil, errors.New("--out: required (the directory for the results)")
+	}
+	if f.jobs < 1 {
+		return nil, nil, fmt.Errorf("--jobs %d: must be at least 1", f.jobs)
+	}
+	cfg := fabric.Default()
+	if err := fabric.ApplyTrafficPreset(&cfg, "paper-mix"); err != nil {
+		return nil, nil, err
+	}
+	cfg.Topology.Preset, cfg.Engine, cfg.Seed = f.preset, f.engine, f.seed
+	cfg.Cycles, cfg.Warmup = TraceCycles, 0
+	if f.config != "" {
+		if err := sim.LoadConfig(f.config, &cfg); err != nil {
+			return nil, nil, fmt.Errorf("--config: %w", err)
+		}
+	}
+	loads, err := sweep.ParseLoads(f.loads)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--loads: %w", err)
+	}
+	names := strings.Split(f.sls, ",")
+	var sls []int
+	for _, n := range names {
+		i := slices.IndexFunc(cfg.QoS.SLs, func(s fabric.SLConfig) bool { return s.Name == strings.TrimSpace(n) })
+		if i < 0 {
+			return nil, nil, fmt.Errorf("--sls %q: %q is not an SL of the config (qos.sls)", f.sls, n)
+		}
+		sls = append(sls, i)
+	}
+	if len(sls) != 2 || sls[0] == sls[1] {
+		return nil, nil, fmt.Errorf("--sls %q: must name two different SLs", f.sls)
+	}
+	for _, t := range traces {
+		if st, err := os.Stat(t); err != nil || !st.Mode().IsRegular() {
+			return nil, nil, fmt.Errorf("trace %s: not a readable regular file", t)
+		}
+	}
+	if sched.Default().NeedsTable(f.scheduler) && cfg.QoS.DTableFile == "" {
+		// The background moves the SLs' shares of the offered load; the
+		// table stays the one the configured shares give (seed 000 Table 10).
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return nil, nil, err
+		}
+		res, err := dtable.Configure(cfg.DTableRequest())
+		if err != nil {
+			return nil, nil, fmt.Errorf("qos.dtable: %w", err)
+		}
+		var table bytes.Buffer
+		if err := res.WriteTable(&table); err != nil {
+			return nil, nil, err
+		}
+		cfg.QoS.DTableFile = filepath.Join(f.out, "dtable.yaml")
+		if err := writeFileAtomic(cfg.QoS.DTableFile, table.Bytes()); err != nil {
+			return nil, nil, err
+		}
+	}
+	s := &sweep.TraceStudy{Base: cfg, Traces: traces, SLs: sls, Background: map[int]int{sls[0]: sls[1], sls[1]: sls[0]},
+		Loads: loads, Scheduler: f.scheduler, Baseline: f.baseline}
+	for _, p := range s.Points()[:1+len(loads)] { // one of each kind: the configs are checked before any run
+		c := p.Config
+		if err := c.Validate(sched.Default()); err != nil {
+			return nil, nil, err
+		}
+	}
+	return s, names, nil
+}
+
+func (f *traceSweepFlags) run(cmd *cobra.Command, traces []string) error {
+	s, names, err := f.study(traces)
+	if err != nil {
+		return badInput(err)
+	}
+	ctx, stopped := onSignals(cmd.Context())
+	rows, err := s.Run(ctx, f.jobs, func(ctx context.Context, cfg fabric.Config) (*sim.Results, error) {
+		return simulate(ctx, cfg, sim.Hooks{})
+	}, cmd.ErrOrStderr())
+	if sig := stopped(); sig != nil {
+		return sig
+	}
+	if err != nil {
+		return err
+	}
+	sweep.WriteTraceTable(cmd.OutOrStdout(), rows)
+	title := fmt.Sprintf("%s, %s; trace and background in %s", s.Base.Topology.Preset, f.scheduler, strings.Join(names, " and "))
+	files, err := sweep.SaveTraceStudy(f.out, title, rows)
+	if len(files) > 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", strings.Join(files, ", "))
+	}
+	return err
+}
