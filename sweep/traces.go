@@ -25,10 +25,10 @@ import (
 )
 
 // TraceStudy is the experiment for a set of traces on one network: for
-// each trace a baseline (the trace alone, scheduler Baseline, no
-// background) and, for each SL of SLs and each background load, the trace
-// in that SL and CBR background at the load in Background[that SL], under
-// Scheduler.
+// each trace and each SL of SLs, a baseline (the trace alone in that SL,
+// scheduler Baseline, no background) and, for each background load, the
+// trace in that SL with CBR background at the load in Background[that SL],
+// under Scheduler.
 type TraceStudy struct {
 	Base       fabric.Config // the network and QoS (trace.file is set per trace)
 	Traces     []string      // trace files
@@ -53,21 +53,24 @@ type TracePoint struct {
 type TraceRow struct {
 	TracePoint
 	ExecutionCycles int64   `json:"execution_cycles"`
-	Normalized      float64 `json:"normalized_percent"` // 100 × execution / the trace's baseline execution
+	Normalized      float64 `json:"normalized_percent"` // 100 × execution / the execution of the trace alone in the same SL
 	Finished        bool    `json:"finished"`
 	Digest          string  `json:"digest"`
 }
 
-// Points lists the study's runs, each trace's baseline first.
+// Points lists the study's runs: for each trace and each of its SLs the
+// baseline (the trace alone in that SL), then the runs with background.
+// Each SL has its own baseline, so that what the SL itself changes (its
+// MTU) does not enter the comparison.
 func (s *TraceStudy) Points() []TracePoint {
 	var pts []TracePoint
 	for _, tr := range s.Traces {
 		base := s.Base
 		base.Trace.File = tr
-		b := base
-		b.QoS.Scheduler, b.Traffic.Load, b.Trace.SL = s.Baseline, 0, s.SLs[0]
-		pts = append(pts, TracePoint{Trace: tr, Baseline: true, TraceSL: slName(&b, s.SLs[0]), Config: b})
 		for _, sl := range s.SLs {
+			b := base
+			b.QoS.Scheduler, b.Traffic.Load, b.Trace.SL = s.Baseline, 0, sl
+			pts = append(pts, TracePoint{Trace: tr, Baseline: true, TraceSL: slName(&b, sl), Config: b})
 			bg := s.Background[sl]
 			for _, load := range s.Loads {
 				c := base
@@ -119,14 +122,14 @@ func (s *TraceStudy) Run(ctx context.Context, jobs int, simulate SimulateFunc, l
 	if err := errors.Join(append(errs, ctx.Err())...); err != nil {
 		return nil, err
 	}
-	base := map[string]int64{}
+	base := map[[2]string]int64{}
 	for _, r := range rows {
 		if r.Baseline {
-			base[r.Trace] = r.ExecutionCycles
+			base[[2]string{r.Trace, r.TraceSL}] = r.ExecutionCycles
 		}
 	}
 	for i := range rows {
-		rows[i].Normalized = 100 * float64(rows[i].ExecutionCycles) / float64(base[rows[i].Trace])
+		rows[i].Normalized = 100 * float64(rows[i].ExecutionCycles) / float64(base[[2]string{rows[i].Trace, rows[i].TraceSL}])
 	}
 	return rows, nil
 }

@@ -77,10 +77,10 @@ func newTraceSweepCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sweep TRACE...",
 		Short: "Seed 000 section 4.3: each trace with CBR background in another SL, normalized to the trace alone (Figs. 5 and 6)",
-		Long: "Seed 000 section 4.3 (Figs. 5 and 6). For each trace: a baseline run, the trace alone under --baseline; then, for\n" +
-			"each SL of --sls, the trace in that SL with CBR background traffic (the paper mix's message sizes, uniform\n" +
-			"destinations) in the other SL at each load of --loads, under --scheduler. Each execution time is given as a\n" +
-			"percentage of the trace's baseline. Writes traces.csv, traces.json and traces.{png,svg} into --out.\n" +
+		Long: "Seed 000 section 4.3 (Figs. 5 and 6). For each trace and each SL of --sls: a baseline run, the trace alone in that\n" +
+			"SL under --baseline; then the trace in that SL with CBR background traffic (the paper mix's message sizes,\n" +
+			"uniform destinations) in the other SL at each load of --loads, under --scheduler. Each execution time is given\n" +
+			"as a percentage of its baseline's. Writes traces.csv, traces.json and traces.{png,svg} into --out.\n" +
 			"The network: --preset with the paper mix's QoS (traffic preset paper-mix), then --config over it.",
 		Example: "  opasim trace gen stencil3d --tasks 512 --iterations 20 --out namd.vef.gz\n" +
 			"  opasim trace sweep --preset tree-8ary-2 --out sweeps/traces namd.vef.gz",
