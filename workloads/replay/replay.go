@@ -242,7 +242,7 @@ func (r *Replay) readUntil(c *coll) {
 
 func (r *Replay) readOne() {
 	if r.rd == nil {
-		r.err = errors.New("the trace is closed")
+		r.err = fmt.Errorf("the trace ended after %d records, before a record replay needed", r.read)
 		return
 	}
 	rec, err := r.rd.Next()
@@ -255,6 +255,10 @@ func (r *Replay) readOne() {
 	}
 	k := record{pos: r.read, line: rec.Line}
 	r.read++
+	if r.read == r.plan.records { // the last one: the file is no longer needed
+		_ = r.rd.Close()
+		r.rd = nil
+	}
 	var task int
 	if rec.Kind == vef.KindMessage {
 		m := &rec.Message

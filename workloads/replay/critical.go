@@ -1,0 +1,78 @@
+package replay
+
+import (
+	"container/heap"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/workloads"
+)
+
+// CriticalPath replays the trace on an ideal network and returns what it
+// measured: a message's last flit leaves flits − 1 cycles after the
+// message is issued, whatever else its NIC sends, and it arrives latency
+// cycles after that. Its execution time is the trace's critical path of
+// delays and serialization: a lower bound of its execution time on any
+// network where no message arrives sooner than latency cycles after its
+// last flit left (on opasim's networks, the link latency plus the fewest
+// cycles a header takes through a switch, twice the link latency
+// included). It stops at limit cycles.
+func CriticalPath(open Open, opt Options, latency, limit clock.Cycle) (Results, error) {
+	r, err := New(open, opt)
+	if err != nil {
+		return Results{}, err
+	}
+	defer r.Close()
+	var arrivals arrivalHeap
+	for now := clock.Cycle(0); now < limit; {
+		if st, _ := r.Status(); st != workloads.Running {
+			break
+		}
+		for _, h := range r.byNIC {
+			if h == nil || h.Next() > now {
+				continue
+			}
+			for m, ok := h.Pop(now); ok; m, ok = h.Pop(now) {
+				tail := now + clock.Cycle(m.Flits) - 1
+				h.Sent(m.ID, tail)
+				heap.Push(&arrivals, arrival{at: tail + latency, nic: m.Dst, id: m.ID, gen: m.At})
+			}
+		}
+		for len(arrivals) > 0 && arrivals[0].at == now {
+			a := heap.Pop(&arrivals).(arrival)
+			r.byNIC[a.nic].Delivered(a.id, a.gen, now)
+		}
+		next := clock.Never
+		for _, h := range r.byNIC {
+			if h != nil {
+				next = min(next, h.Next())
+			}
+		}
+		if len(arrivals) > 0 {
+			next = min(next, arrivals[0].at)
+		}
+		now = max(next, now+1)
+	}
+	return r.Results(), nil
+}
+
+type arrival struct {
+	at, gen clock.Cycle
+	nic     int
+	id      workloads.MessageID
+}
+
+// arrivalHeap orders arrivals by cycle, then by message ID.
+type arrivalHeap []arrival
+
+func (h arrivalHeap) Len() int { return len(h) }
+func (h arrivalHeap) Less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].id < h[j].id
+}
+func (h arrivalHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *arrivalHeap) Push(x any)   { *h = append(*h, x.(arrival)) }
+func (h *arrivalHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
