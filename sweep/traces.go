@@ -218,7 +218,8 @@ func SaveTraceStudy(dir, title string, rows []TraceRow) ([]string, error) {
 	return append(files, plots...), err
 }
 
-// traceBars draws the bars: groups "trace-SL" on x, a bar per load.
+// traceBars draws the bars: a group per trace and SL on x (the trace's
+// name over the SL's), a bar per load.
 func traceBars(title string, rows []TraceRow) (*plot.Plot, error) {
 	var groups []string
 	var loads []float64
@@ -227,7 +228,7 @@ func traceBars(title string, rows []TraceRow) (*plot.Plot, error) {
 		if r.Baseline {
 			continue
 		}
-		g := TraceLabel(r.Trace) + "-" + r.TraceSL
+		g := TraceLabel(r.Trace) + "\n" + r.TraceSL
 		if val[g] == nil {
 			val[g] = map[float64]float64{}
 			groups = append(groups, g)
@@ -267,6 +268,9 @@ func traceBars(title string, rows []TraceRow) (*plot.Plot, error) {
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.NominalX(groups...)
+	if len(groups) > 6 {
+		p.X.Tick.Label.Font.Size = vg.Points(9)
+	}
 	p.X.Min, p.X.Max = -0.6, float64(len(groups))-0.4
 	p.Y.Min, p.Y.Max = 0, top*1.3 // room for the legend above the bars
 	return p, nil

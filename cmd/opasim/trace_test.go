@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -103,5 +104,65 @@ func TestTraceGenBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a refused command left %s (%v)", out, err)
+	}
+}
+
+// TestTraceReplayCommands: a ring of 16 tasks replayed alone and with
+// background on the 8-ary 2-tree (the summary names the trace's end),
+// compared (the ratio of the two execution times), and a trace study on
+// it writes its table, files and plot; bad input exits 2 naming the flag.
+func TestTraceReplayCommands(t *testing.T) {
+	dir := t.TempDir()
+	ring := filepath.Join(dir, "ring.vef")
+	if _, stderr, code := opasim(t, "trace", "gen", "ring", "--tasks", "16", "--iterations", "3", "--bytes", "512", "--out", ring); code != 0 {
+		t.Fatal(stderr)
+	}
+	alone, busy := filepath.Join(dir, "alone.json"), filepath.Join(dir, "busy.json")
+	run := []string{"run", "--traffic", "paper-mix", "--preset", "tree-8ary-2", "--trace", ring, "--trace-sl", "2", "--scheduler", "dtable"}
+	stdout, stderr, code := opasim(t, append(run, "--load", "0", "--out", alone)...)
+	if code != 0 || !strings.Contains(stdout, "ended, 16 of 16 tasks ended; 48 records, 48 messages delivered") {
+		t.Fatalf("alone: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, stderr, code = opasim(t, append(run, "--load", "0.3", "--out", busy)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	a, err := readTraceResult(alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := readTraceResult(busy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = opasim(t, "trace", "compare", busy, alone)
+	want := fmt.Sprintf("execution %d cycles, baseline %d cycles: normalized execution time %.2f%%", b.ExecutionCycles, a.ExecutionCycles,
+		100*float64(b.ExecutionCycles)/float64(a.ExecutionCycles))
+	if code != 0 || !strings.Contains(stdout, want) || b.ExecutionCycles <= a.ExecutionCycles {
+		t.Errorf("compare: exit %d, %q %s; want %q, the busy run slower", code, stdout, stderr, want)
+	}
+	out := filepath.Join(dir, "study")
+	stdout, stderr, code = opasim(t, "trace", "sweep", "--loads", "0.1", "--out", out, ring)
+	if code != 0 || strings.Count(stdout, "ring ") != 4 {
+		t.Fatalf("sweep: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, f := range []string{"traces.csv", "traces.json", "traces.png", "traces.svg", "dtable.yaml"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("sweep: %v", err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace", "compare", alone, filepath.Join(dir, "nothing.json")}, "nothing.json"},
+		{[]string{"trace", "sweep", "--out", out, "--sls", "CL,XX", ring}, `--sls "CL,XX": "XX" is not an SL`},
+		{[]string{"trace", "sweep", "--out", out, "--loads", "2", ring}, "--loads"},
+		{[]string{"trace", "sweep", ring}, "--out: required"},
+		{[]string{"run", "--trace", filepath.Join(dir, "nothing.vef")}, "trace.file"},
+		{[]string{"run", "--trace", ring, "--trace-sl", "9"}, "trace.sl: 9 is not allowed"},
+	} {
+		if _, stderr, code := opasim(t, tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
 	}
 }
