@@ -10,7 +10,14 @@
 // fabric.Config's yaml tags before decoding it, so every refusal names the
 // key path as the file writes it and its line (yamlcheck.go, yamlmsg.go).
 //
-// Imports: clock, messages, problem, fabric, fabric/sched and fabric/dtable; from
+// A config that names a trace (trace.file) gets its replay here
+// (buildTrace: the trace checked whole, its tasks placed on NICs), handed
+// to the network as its workload; the window loop ends the run when the
+// trace ends or stalls, and Measure adds what the replay measured
+// (TraceResult).
+//
+// Imports: clock, messages, problem, fabric, fabric/sched, fabric/dtable,
+// workloads, workloads/vef and workloads/replay; from
 // outside, gopkg.in/yaml.v3, hdrhistogram-go, agnivade/levenshtein (the
 // suggestion for a misspelt key) and pbnjay/memory (the machine's memory,
 // the default memory budget).
