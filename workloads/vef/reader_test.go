@@ -8,18 +8,7 @@ import (
 )
 
 // example is the 4-task trace of the format description.
-const example = `VEF 4 4 2 1 4 FALSE
-C0 0 1 2 3
-C1 0 1
-0 0 1 1024 0 0 -1
-1 1 2 2048 2 500 0
-2 2 3 4096 2 100 1
-G0 0 2 0 8 8 1 0 0
-G0 0 2 1 8 8 1 0 1
-G0 0 2 2 8 8 1 0 2
-G0 0 2 3 8 8 2 0 2
-3 3 0 512 3 200 G0
-`
+const example = Example
 
 func msg(line int, id int64, src, dst int, bytes int64, kind DepKind, t, dep int64) Record {
 	return Record{Line: line, Kind: KindMessage, Message: Message{ID: id, Src: src, Dst: dst, Bytes: bytes, Dep: Dep{kind, t, dep}}}

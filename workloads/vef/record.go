@@ -2,6 +2,24 @@ package vef
 
 import "fmt"
 
+// Example is the 4-task example trace of the format's description: task
+// 0 sends 1 KiB to task 1, which forwards 2 KiB to task 2 500 ns after
+// receiving it, which forwards 4 KiB to task 3 100 ns after receiving;
+// then all four run an 8-byte allreduce on C0, and 200 ns after its part
+// ends task 3 sends 512 B to task 0.
+const Example = `VEF 4 4 2 1 4 FALSE
+C0 0 1 2 3
+C1 0 1
+0 0 1 1024 0 0 -1
+1 1 2 2048 2 500 0
+2 2 3 4096 2 100 1
+G0 0 2 0 8 8 1 0 0
+G0 0 2 1 8 8 1 0 1
+G0 0 2 2 8 8 1 0 2
+G0 0 2 3 8 8 2 0 2
+3 3 0 512 3 200 G0
+`
+
 // Header is the first line of a trace and its communicators, everything a
 // reader knows before the first record.
 type Header struct {
