@@ -22,7 +22,7 @@ func CriticalPath(open Open, opt Options, latency, limit clock.Cycle) (Results, 
 		return Results{}, err
 	}
 	defer r.Close()
-	var arrivals arrivalHeap
+	arrivals := minHeap[arrival]{less: earlierArrival}
 	for now := clock.Cycle(0); now < limit; {
 		if st, _ := r.Status(); st != workloads.Running {
 			break
@@ -37,7 +37,7 @@ func CriticalPath(open Open, opt Options, latency, limit clock.Cycle) (Results, 
 				heap.Push(&arrivals, arrival{at: tail + latency, nic: m.Dst, id: m.ID, gen: m.At})
 			}
 		}
-		for len(arrivals) > 0 && arrivals[0].at == now {
+		for len(arrivals.items) > 0 && arrivals.items[0].at == now {
 			a := heap.Pop(&arrivals).(arrival)
 			r.byNIC[a.nic].Delivered(a.id, a.gen, now)
 		}
@@ -47,8 +47,8 @@ func CriticalPath(open Open, opt Options, latency, limit clock.Cycle) (Results, 
 				next = min(next, h.Next())
 			}
 		}
-		if len(arrivals) > 0 {
-			next = min(next, arrivals[0].at)
+		if len(arrivals.items) > 0 {
+			next = min(next, arrivals.items[0].at)
 		}
 		now = max(next, now+1)
 	}
@@ -61,18 +61,5 @@ type arrival struct {
 	id      workloads.MessageID
 }
 
-// arrivalHeap orders arrivals by cycle, then by message ID.
-type arrivalHeap []arrival
-
-func (h arrivalHeap) Len() int { return len(h) }
-func (h arrivalHeap) Less(i, j int) bool {
-	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].id < h[j].id
-}
-func (h arrivalHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *arrivalHeap) Push(x any)   { *h = append(*h, x.(arrival)) }
-func (h *arrivalHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
+// earlierArrival orders arrivals by cycle, then by message ID.
+func earlierArrival(a, b *arrival) bool { return a.at < b.at || a.at == b.at && a.id < b.id }

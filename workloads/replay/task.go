@@ -53,7 +53,7 @@ type host struct {
 	r       *Replay
 	nic     int
 	tasks   []*task
-	out     outHeap               // messages issued, not yet taken by the NIC
+	out     minHeap[outMsg]       // messages issued, not yet taken by the NIC (earlierOut)
 	queue   []happened            // events to handle, of any of its tasks
 	early   map[int64]clock.Cycle // collective messages that came before their round, by number
 	sending map[uint64]*task      // point-to-point messages taken by the NIC and not yet sent, by sequence
@@ -90,7 +90,7 @@ type part struct {
 }
 
 func newHost(r *Replay, nic int) *host {
-	return &host{r: r, nic: nic, early: map[int64]clock.Cycle{}, sending: map[uint64]*task{}}
+	return &host{r: r, nic: nic, out: minHeap[outMsg]{less: earlierOut}, early: map[int64]clock.Cycle{}, sending: map[uint64]*task{}}
 }
 
 func newTask(h *host, id int) *task {
@@ -108,15 +108,15 @@ func (h *host) start() {
 
 // Next implements workloads.Source.
 func (h *host) Next() clock.Cycle {
-	if len(h.out) == 0 {
+	if len(h.out.items) == 0 {
 		return clock.Never
 	}
-	return h.out[0].at
+	return h.out.items[0].at
 }
 
 // Pop implements workloads.Source.
 func (h *host) Pop(now clock.Cycle) (workloads.Message, bool) {
-	if len(h.out) == 0 || h.out[0].at > now {
+	if len(h.out.items) == 0 || h.out.items[0].at > now {
 		return workloads.Message{}, false
 	}
 	o := heap.Pop(&h.out).(outMsg)
@@ -404,18 +404,21 @@ type outMsg struct {
 	task  *task // that sent it
 }
 
-// outHeap orders messages by cycle, then by sequence number.
-type outHeap []outMsg
-
-func (h outHeap) Len() int { return len(h) }
-func (h outHeap) Less(i, j int) bool {
-	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+// minHeap is a container/heap of T ordered by less.
+type minHeap[T any] struct {
+	items []T
+	less  func(a, b *T) bool
 }
-func (h outHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *outHeap) Push(x any)   { *h = append(*h, x.(outMsg)) }
-func (h *outHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+
+func (h *minHeap[T]) Len() int           { return len(h.items) }
+func (h *minHeap[T]) Less(i, j int) bool { return h.less(&h.items[i], &h.items[j]) }
+func (h *minHeap[T]) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *minHeap[T]) Push(x any)         { h.items = append(h.items, x.(T)) }
+func (h *minHeap[T]) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
 	return x
 }
+
+// earlierOut orders messages by cycle, then by sequence number.
+func earlierOut(a, b *outMsg) bool { return a.at < b.at || a.at == b.at && a.seq < b.seq }
