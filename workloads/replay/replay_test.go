@@ -325,3 +325,14 @@ func TestTasksSharingNICs(t *testing.T) {
 		t.Errorf("Linear(5, 2) = %v, want [0 0 0 1 1]", m)
 	}
 }
+
+// TestIdleTask: a task with no record and no message ends before the run,
+// at cycle 0; the others end as their messages go.
+func TestIdleTask(t *testing.T) {
+	r := newReplay(t, "VEF 3 1 1 0 0 FALSE\nC0 0 1 2\n0 0 1 8 0 0 -1\n", 3)
+	ideal(t, r, 3, 100, 1000)
+	res := r.Results()
+	if !res.Finished || !slices.Equal(res.TaskEnds, []int64{0, 100, 0}) {
+		t.Errorf("finished %v, task ends %v; want true, [0 100 0]", res.Finished, res.TaskEnds)
+	}
+}

@@ -98,12 +98,24 @@ func newTask(h *host, id int) *task {
 }
 
 // start takes the host's tasks' independent records (all read before the
-// run), and everything else read for them so far.
+// run), and everything else read for them so far. A task without events
+// has ended before the run.
 func (h *host) start() {
 	for _, t := range h.tasks {
 		t.integrate(nil, -1)
 	}
 	h.drain()
+	for _, t := range h.tasks {
+		t.endIfDone()
+	}
+}
+
+// endIfDone counts the task ended once it has no event to go.
+func (t *task) endIfDone() {
+	if t.left == 0 && !t.done {
+		t.done = true
+		t.h.r.remaining.Add(-1)
+	}
 }
 
 // Next implements workloads.Source.
@@ -209,10 +221,7 @@ func (h *host) drain() {
 			t.issue(&k, e.at+1+h.r.opt.CyclesOf(k.time))
 		}
 		delete(t.waiting, e.ev)
-		if t.left == 0 && !t.done {
-			t.done = true
-			h.r.remaining.Add(-1)
-		}
+		t.endIfDone()
 	}
 	h.queue = h.queue[:0]
 }
