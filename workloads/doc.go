@@ -48,8 +48,9 @@ import "github.com/opasim/opasim/clock"
 //
 // Synthetic sources (Traffic.Source) offer the configured traffic and
 // ignore deliveries; Reply sources answer every message delivered to them,
-// and stay silent until one is: the shape of the trace replay to come,
-// where a message may wait for others to arrive.
+// and stay silent until one is; a trace replay's sources (package
+// workloads/replay, through a Workload) send when what each message waits
+// on has happened, and are Senders.
 type Source interface {
 	Next() clock.Cycle
 	Pop(now clock.Cycle) (Message, bool)
