@@ -11,7 +11,7 @@
 // the run's seed and the NIC's number (NewRNG), so results do not depend on
 // scheduling, on the engine or on the other NICs.
 //
-// Imports: clock only (and the standard library).
+// Imports: clock and registry (and the standard library).
 package workloads
 
 import "github.com/opasim/opasim/clock"
