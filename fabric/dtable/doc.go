@@ -11,7 +11,10 @@
 // an SL's entries from the end of the table. Result.Text prints the
 // configuration, Result.WriteTable writes the arbitration table a run loads
 // and ReadTable loads it back; ParseSL and LoadRequest read the CLI and file
-// forms of a Request. docs/dtable.md describes the method and the formats.
+// forms of a Request. Bounds derives from a table what it guarantees each
+// SL at one output port: its share of the link and the worst-case wait of
+// its head. docs/dtable.md describes the method, the bounds and the
+// formats.
 //
 // All weights and MTUs are in flow-control credits (64 bytes).
 //

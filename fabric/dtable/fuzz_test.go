@@ -2,6 +2,7 @@ package dtable
 
 import (
 	"bytes"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -64,6 +65,29 @@ func checkConfigured(t *testing.T, req Request) {
 	got, err := ReadTable(&buf)
 	if err != nil || !reflect.DeepEqual(got, r.File) {
 		t.Fatalf("table round trip: %v\n%s", err, buf.String())
+	}
+	checkBounds(t, r)
+}
+
+// checkBounds: a configured table has bounds; every entry weighs at least
+// its MTU, so the shares are the Fφ, and each visit sends under its weight
+// + MTU credits, so a wait is under the sum of that over the entries of
+// the other SLs.
+func checkBounds(t *testing.T, r *Result) {
+	bounds, err := r.Bounds(DefaultLink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range bounds {
+		most := 0
+		for _, e := range r.Table {
+			if e.SL != i {
+				most += e.Weight + r.SLs[e.SL].MTU - 1
+			}
+		}
+		if math.Abs(b.Share-r.SLs[i].FPhi) > 1e-12 || b.WaitCredits < 0 || b.WaitCredits > most {
+			t.Fatalf("SL %s: %+v, want share %v and a wait in [0, %d]", b.Name, b, r.SLs[i].FPhi, most)
+		}
 	}
 }
 

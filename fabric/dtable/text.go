@@ -107,6 +107,40 @@ func signed(v int) string {
 }
 
 // f5 rounds to 5 decimals as the paper prints shares, dropping trailing zeros.
-func f5(x float64) string {
-	return strconv.FormatFloat(math.Round(x*1e5)/1e5, 'f', -1, 64)
+func f5(x float64) string { return round(x, 5) }
+
+// round rounds x to the given decimals, dropping trailing zeros.
+func round(x float64, decimals int) string {
+	p := math.Pow(10, float64(decimals))
+	return strconv.FormatFloat(math.Round(x*p)/p, 'f', -1, 64)
+}
+
+// BoundsText prints Bounds as a block to follow Result.Text: per SL its
+// guaranteed share (5 decimals) and its worst-case head wait in credits,
+// cycles and ns (2 decimals), with the worst gap of the table walk.
+func BoundsText(bounds []SLBound, link Link) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Bounds at one output port (eligible view; while the head waits, downstream credits are available\n"+
+		"and every other SL is backlogged); 1 credit = %d flits = %d cycles, 1 cycle = %s ns\n\n",
+		link.FlitsPerCredit, link.FlitsPerCredit, strconv.FormatFloat(link.CycleNs, 'f', -1, 64))
+	rows := [][]string{{"SL", "share", "head wait (credits)", "cycles", "ns", "worst gap"}}
+	for _, s := range bounds {
+		name := s.Name
+		if name == "" {
+			name = itoa(s.SL)
+		}
+		if s.WaitCredits < 0 {
+			rows = append(rows, []string{name, f5(s.Share), "never sent", "", "", ""})
+			continue
+		}
+		rows = append(rows, []string{name, f5(s.Share), itoa(s.WaitCredits), itoa(s.WaitCycles),
+			round(s.WaitNs, 2), fmt.Sprintf("%d→%d", s.GapFrom, s.GapTo)})
+	}
+	b.WriteString(alignRows(rows))
+	b.WriteString("share: the SL's part of the link when every SL is backlogged, E/ΣE with\n" +
+		"E = max(Σ of its entry weights, entries·MTU);\n" +
+		"head wait: the longest a backlogged SL's head waits while the other SLs send, from the end of\n" +
+		"its previous message (a head arriving at an idle SL waits at most one cycle less);\n" +
+		"worst gap a→b: the walk leaves the SL's entry a and reaches its next entry b\n")
+	return b.String()
 }
