@@ -35,7 +35,7 @@ func newDTableCmd() *cobra.Command {
 	var o dtableFlags
 	cmd := &cobra.Command{
 		Use:   "dtable",
-		Short: "Build a DTable arbitration table from N, GMTU, w, k and per-SL distance, MTU and share",
+		Short: "Build a DTable arbitration table from N, GMTU, w, k and per-SL distance, MTU and share; print its bounds",
 		Example: "  opasim qos dtable --entries 128 --gmtu 16 --w 8 --k 2 \\\n" +
 			"    --sl VO:2:2:0.1 --sl VI:4:4:0.3 --sl CL:8:8:0.5 --sl BE:16:16:0.05 --sl BK:16:16:0.05 --out table.yaml",
 		Args: noArgs,
@@ -81,14 +81,8 @@ func (o *dtableFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if o.asJSON {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprint(cmd.OutOrStdout(), res.Text())
+	if err := printDTable(cmd, res, o.asJSON); err != nil {
+		return err
 	}
 	if o.out == "" {
 		return nil
@@ -98,4 +92,29 @@ func (o *dtableFlags) run(cmd *cobra.Command) error {
 		return err
 	}
 	return writeFileAtomic(o.out, table.Bytes())
+}
+
+// dtableJSON is the --json output: the configuration, then the link the
+// bounds are counted on and the bounds of each SL.
+type dtableJSON struct {
+	*dtable.Result
+	Link   dtable.Link      `json:"link"`
+	Bounds []dtable.SLBound `json:"bounds"`
+}
+
+// printDTable prints the configuration and, after it, the bounds of its
+// table on the default link of 64-byte credits (dtable.DefaultLink).
+func printDTable(cmd *cobra.Command, res *dtable.Result, asJSON bool) error {
+	link := dtable.DefaultLink
+	bounds, err := res.Bounds(link)
+	if err != nil {
+		return fmt.Errorf("internal error, the bounds of a configured table: %w", err)
+	}
+	if !asJSON {
+		fmt.Fprint(cmd.OutOrStdout(), res.Text()+"\n"+dtable.BoundsText(bounds, link))
+		return nil
+	}
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetIndent("", "  ")
+	return enc.Encode(dtableJSON{Result: res, Link: link, Bounds: bounds})
 }

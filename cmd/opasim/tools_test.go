@@ -17,9 +17,20 @@ func TestQoSDTable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, w := range []string{"7×32, 6×32", "416", "1248", "2080", "130", "pool = N·GMTU·k = 4096"} {
+	for _, w := range []string{"7×32, 6×32", "416", "1248", "2080", "130", "pool = N·GMTU·k = 4096",
+		// The bounds after the table (docs/dtable.md, "Bounds").
+		"1 credit = 8 flits = 8 cycles, 1 cycle = 0.64 ns",
+		"VO    0.1                  136    1088   696.32        2→4",
+		"BK   0.05                  508    4064  2600.96      15→31"} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("output lacks %q:\n%s", w, stdout)
+		}
+	}
+	stdout, stderr, code = opasim(t, append(args, "--json")...)
+	for _, w := range []string{`"fweight": 2080`, `"link": {`, `"flits_per_credit": 8`, `"bounds": [`,
+		`"name": "VI"`, `"wait_credits": 150`, `"wait_cycles": 1200`, `"wait_ns": 768`, `"gap_from": 1`} {
+		if code != 0 || !strings.Contains(stdout, w) {
+			t.Errorf("--json: exit %d, output lacks %q: %s\n%s", code, w, stderr, stdout)
 		}
 	}
 	// A run loads the table (the paper mix has the same SLs, in order).
