@@ -117,8 +117,9 @@ func runNetwork(ctx context.Context, n *fabric.Network, hooks sim.Hooks) (*sim.R
 	return sim.Execute(ctx, n, engines[n.Config.Engine], hooks)
 }
 
-// progressFor draws a live progress line (cycle, simulated cycles/s, ETA)
-// on w when it is a terminal; otherwise it reports nothing. The function it
+// progressFor draws a live progress line (cycle, simulated cycles/s, ETA;
+// no ETA when cycles is -1, an end not known in advance) on w when it is
+// a terminal; otherwise it reports nothing. The function it
 // returns with it erases the line (call it before printing the summary).
 func progressFor(w *os.File, cycles int64) (sim.Progress, func()) {
 	if !term.IsTerminal(int(w.Fd())) {
@@ -196,7 +197,11 @@ func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, n *fabric.Ne
 	if err != nil {
 		return nil, badInput(err)
 	}
-	progress, clearProgress := progressFor(os.Stderr, n.Config.Cycles)
+	total := n.Config.Cycles
+	if n.Config.Trace.File != "" {
+		total = -1 // the trace's end ends the run: a count of cycles and their rate, no ETA
+	}
+	progress, clearProgress := progressFor(os.Stderr, total)
 	res, err := runNetwork(ctx, n, sim.Hooks{Progress: progress, Observer: obs.observer()})
 	clearProgress()
 	obs.finish(res)
