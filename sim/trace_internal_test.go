@@ -47,3 +47,31 @@ func TestPlaceTasks(t *testing.T) {
 		t.Error("a file of 4 NICs for 5 tasks was accepted")
 	}
 }
+
+// FuzzReadMapping: a mapping file is read or refused, never a panic; what
+// is read places every task on a NIC of the network.
+func FuzzReadMapping(f *testing.F) {
+	f.Add("0 1 2 3")
+	f.Add("3\n3\n3\n3\n")
+	f.Add("0 1 2 -1")
+	f.Add("0 1 2 3 4")
+	f.Add("0x1 1 2 3")
+	f.Fuzz(func(t *testing.T, text string) {
+		path := filepath.Join(t.TempDir(), "map")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := readMapping(path, 4, 4)
+		if err != nil {
+			return
+		}
+		if len(m) != 4 {
+			t.Fatalf("%d tasks placed, want 4", len(m))
+		}
+		for task, nic := range m {
+			if nic < 0 || nic >= 4 {
+				t.Fatalf("task %d on NIC %d", task, nic)
+			}
+		}
+	})
+}
