@@ -119,6 +119,10 @@ func (f *sweepFlags) grid(fs *pflag.FlagSet) (sweep.Grid, error) {
 	if g.Base, err = f.run.effective(fs); err != nil {
 		return g, err
 	}
+	if g.Base.Trace.File != "" {
+		return g, fmt.Errorf("trace.file %s: a load sweep runs synthetic traffic for a fixed number of cycles; "+
+			"for a trace with background traffic use opasim trace sweep", g.Base.Trace.File)
+	}
 	if !fs.Changed("engine") {
 		g.Base.Engine = "sequential"
 	}

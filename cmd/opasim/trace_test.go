@@ -160,6 +160,7 @@ func TestTraceReplayCommands(t *testing.T) {
 		{[]string{"trace", "sweep", ring}, "--out: required"},
 		{[]string{"run", "--trace", filepath.Join(dir, "nothing.vef")}, "trace.file"},
 		{[]string{"run", "--trace", ring, "--trace-sl", "9"}, "trace.sl: 9 is not allowed"},
+		{[]string{"sweep", "--trace", ring, "--out", out}, "use opasim trace sweep"},
 	} {
 		if _, stderr, code := opasim(t, tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
