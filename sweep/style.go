@@ -28,10 +28,29 @@ var slColors = []color.Color{
 func slColor(i int) color.Color { return slColors[i%len(slColors)] }
 
 // schedulerGlyphs follow the paper: DTable (DT) circles, SBT squares, RR
-// crosses; the variants get their own.
+// crosses; the variants and the other schedulers get their own, drawn
+// over one another once plotutil's eight run out (TestSchedulerGlyphs:
+// every registered scheduler has one, no two alike).
 var schedulerGlyphs = map[string]draw.GlyphDrawer{
 	"dtable": draw.CircleGlyph{}, "sbt": draw.SquareGlyph{}, "rr": draw.CrossGlyph{},
 	"sbt_strict": draw.TriangleGlyph{}, "rr_vl": draw.PlusGlyph{}, "rr_burst": draw.PyramidGlyph{},
+	"strict": draw.BoxGlyph{}, "wrr": draw.RingGlyph{},
+	"drr":       overlay{draw.BoxGlyph{}, draw.CrossGlyph{}},
+	"vlarb":     overlay{draw.BoxGlyph{}, draw.PlusGlyph{}},
+	"dtable_sc": overlay{draw.RingGlyph{}, draw.PlusGlyph{}},
+}
+
+// otherGlyph marks a scheduler schedulerGlyphs does not list.
+var otherGlyph draw.GlyphDrawer = overlay{draw.RingGlyph{}, draw.CrossGlyph{}}
+
+// overlay draws one glyph over another (a ring with a plus inside, a box
+// with a cross); it is comparable, so two overlays of the same glyphs are
+// equal.
+type overlay struct{ under, over draw.GlyphDrawer }
+
+func (o overlay) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	o.under.DrawGlyph(c, sty, pt)
+	o.over.DrawGlyph(c, sty, pt)
 }
 
 // schedulerStyle is a scheduler's marker and its dashes, which follow its
@@ -39,14 +58,14 @@ var schedulerGlyphs = map[string]draw.GlyphDrawer{
 func schedulerStyle(sum *Summary, name string) (draw.GlyphDrawer, []vg.Length) {
 	g, ok := schedulerGlyphs[name]
 	if !ok {
-		g = draw.RingGlyph{}
+		g = otherGlyph
 	}
 	return g, plotutil.Dashes(max(slices.Index(sum.Schedulers, name), 0))
 }
 
 var schedulerLabels = map[string]string{
 	"dtable": "DTable (DT)", "sbt": "SBT", "sbt_strict": "SBT strict", "rr": "RR", "rr_vl": "RR per VL",
-	"rr_burst": "RR as SBT",
+	"rr_burst": "RR as SBT", "dtable_sc": "DTable per SC",
 }
 
 func schedulerLabel(name string) string {

@@ -74,7 +74,7 @@ func TestSweepBadInput(t *testing.T) {
 		{"load not a number", []string{"--loads", "0.1,high"}, []string{"--loads", "high", "not a number"}},
 		{"load twice", []string{"--loads", "0.5,0.5"}, []string{"--loads", "0.5", "twice"}},
 		{"backward range", []string{"--loads", "1:0.1:0.1"}, []string{"--loads", "1:0.1:0.1", "FROM <= TO"}},
-		{"unknown scheduler", []string{"--schedulers", "rr,fifo"}, []string{"--schedulers", "fifo", "dtable, rr"}},
+		{"unknown scheduler", []string{"--schedulers", "rr,fifo"}, []string{"--schedulers", "fifo", "dtable, dtable_sc, rr"}},
 		{"no seeds", []string{"--seeds", "0"}, []string{"--seeds", "0", "[1, 10000]"}},
 		{"a billion seeds", []string{"--seeds", "1000000000"}, []string{"--seeds", "1000000000", "[1, 10000]"}},
 		{"tiny load step", []string{"--loads", "0.1:1:0.000000001"}, []string{"--loads", "0.1:1:0.000000001", "at most 10000 runs"}},

@@ -21,6 +21,9 @@ func TestFactoryErrors(t *testing.T) {
 		{"dtable SC out of SC2VL", "dtable", func(c *Config) { c.SL2SC[0] = []int{0, 12} }, "SL2SC[0] has SC 12"},
 		{"dtable SC2SL out of range", "dtable", func(c *Config) { c.SC2SL[9] = 5 }, "SC2SL[9] = 5"},
 		{"dtable weight below MTU is legal", "dtable", func(c *Config) { c.Table[0].Weight = 1 }, ""},
+		{"dtable_sc empty table", "dtable_sc", func(c *Config) { c.Table = nil }, "dtable_sc: Config.Table is empty"},
+		{"dtable_sc SL without entry", "dtable_sc", func(c *Config) { c.Table = c.Table[:15] }, "dtable_sc: SL 4 (BK) has SCs but no entry"},
+		{"dtable_sc weight below MTU is legal", "dtable_sc", func(c *Config) { c.Table[0].Weight = 1 }, ""},
 		{"sbt negative weight", "sbt", func(c *Config) { c.SLs[1].SBTWeight = -3 }, "SLs[1].SBTWeight = -3"},
 		{"sbt all zero", "sbt", zeroSBT, "every SLs[].SBTWeight is 0"},
 		{"sbt_strict all zero", "sbt_strict", zeroSBT, "every SLs[].SBTWeight is 0"},
@@ -83,7 +86,7 @@ func TestDTableListsEveryProblem(t *testing.T) {
 // TestRegistered: the default registry knows the built-in schedulers.
 func TestRegistered(t *testing.T) {
 	reg := Default()
-	for _, name := range []string{"rr", "sbt", "sbt_strict", "dtable", "strict", "wrr", "drr", "vlarb"} {
+	for _, name := range []string{"rr", "sbt", "sbt_strict", "dtable", "dtable_sc", "strict", "wrr", "drr", "vlarb"} {
 		if !reg.Has(name) {
 			t.Errorf("Default() lacks %q (has %v)", name, reg.Names())
 		}

@@ -28,15 +28,21 @@ package sched
 //     negative remainder is kept as a debt by line 15: small weights are legal.
 //   - line 28: the VL comes from the SL's SCs, taken round-robin (headOf).
 type dtable struct {
-	table   []Entry // arbitration table (SL, weight in credits)
+	dtWalk
 	mtu     []int   // SL_MTU[SL] in credits
 	scs     [][]int // SCs of each SL, in SL2SC order
 	sc2vl   []int   // SC2VL
 	deficit []int   // deficit_counter[SL]; below zero it is a debt
 	acc     int     // accumulated_weight
-	cur     int     // table entry in service; -1 before the first packet
 	lastSL  int     // last SL selected; -1 before the first packet
 	scNext  []int   // per SL, the index into scs[SL] of the SC to try first
+}
+
+// dtWalk is the arbitration table and its walk (Algorithm 2 line 19), the
+// part of Algorithm 2 that dtable and dtable_sc share.
+type dtWalk struct {
+	table []Entry // arbitration table (SL, weight in credits)
+	cur   int     // table entry in service; -1 before the first packet
 }
 
 // dtDecision is one run of Algorithm 2: the state after line 26, the one
@@ -117,7 +123,7 @@ func (d dtDecision) deficitOf(s *dtable, sl int) int {
 
 // nextEntry is line 19: the first entry of an active SL after the current
 // entry, circularly (the current entry comes last).
-func (s *dtable) nextEntry(active slSet) int {
+func (s *dtWalk) nextEntry(active slSet) int {
 	n := len(s.table)
 	for k := 1; k <= n; k++ {
 		if e := (s.cur + k) % n; active.has(s.table[e].SL) {

@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/opasim/opasim/problem"
@@ -13,18 +12,17 @@ import (
 // problem at once; entry weights below the SL's MTU are legal (line 26 runs
 // the deficit counter into debt, see dtable).
 func NewDTable(cfg Config) (Scheduler, error) {
-	if err := validateDTable(cfg); err != nil {
+	if err := validateDTable("dtable", cfg); err != nil {
 		return nil, err
 	}
 	n := len(cfg.SLs)
 	s := &dtable{
-		table:   append([]Entry(nil), cfg.Table...),
+		dtWalk:  newDTWalk(cfg),
 		mtu:     make([]int, n),
 		scs:     make([][]int, n),
 		sc2vl:   append([]int(nil), cfg.SC2VL...),
 		deficit: make([]int, n),
 		scNext:  make([]int, n),
-		cur:     -1,
 		lastSL:  -1,
 	}
 	for i, sl := range cfg.SLs {
@@ -34,22 +32,28 @@ func NewDTable(cfg Config) (Scheduler, error) {
 	return s, nil
 }
 
-// validateDTable lists every problem of cfg for DTable.
-func validateDTable(cfg Config) error {
-	if err := checkSLCount("dtable", cfg); err != nil {
+// newDTWalk copies cfg.Table and starts the walk before its first entry.
+func newDTWalk(cfg Config) dtWalk {
+	return dtWalk{table: append([]Entry(nil), cfg.Table...), cur: -1}
+}
+
+// validateDTable lists every problem of cfg for the table scheduler name
+// (dtable or dtable_sc, which read the same Config).
+func validateDTable(name string, cfg Config) error {
+	if err := checkSLCount(name, cfg); err != nil {
 		return err
 	}
 	if len(cfg.Table) == 0 {
-		return errors.New("dtable: Config.Table is empty; DTable needs an arbitration table of (SL, weight) entries (seed 000 Tables 6 and 10, see fabric/dtable)")
+		return fmt.Errorf("%s: Config.Table is empty; DTable needs an arbitration table of (SL, weight) entries (seed 000 Tables 6 and 10, see fabric/dtable)", name)
 	}
-	errs, hasEntry := checkEntries(cfg)
+	errs, hasEntry := checkEntries(name, cfg)
 	for i, sl := range cfg.SLs {
 		if hasEntry[i] && sl.MTUCredits <= 0 {
-			errs = append(errs, fmt.Errorf("dtable: SLs[%d].MTUCredits = %d, want > 0 (line 26 charges it per transmission)", i, sl.MTUCredits))
+			errs = append(errs, fmt.Errorf("%s: SLs[%d].MTUCredits = %d, want > 0 (line 26 charges it per transmission)", name, i, sl.MTUCredits))
 		}
-		errs = append(errs, checkSCs(cfg, i)...)
+		errs = append(errs, checkSCs(name, cfg, i)...)
 		if !hasEntry[i] && reachable(cfg, i) {
-			errs = append(errs, fmt.Errorf("dtable: SL %d (%s) has SCs but no entry in Config.Table; its packets could never be sent", i, sl.Name))
+			errs = append(errs, fmt.Errorf("%s: SL %d (%s) has SCs but no entry in Config.Table; its packets could never be sent", name, i, sl.Name))
 		}
 	}
 	return problem.List(errs).Err()
@@ -57,16 +61,16 @@ func validateDTable(cfg Config) error {
 
 // checkEntries checks the SL and weight of every table entry and reports
 // which SLs own at least one entry.
-func checkEntries(cfg Config) ([]error, []bool) {
+func checkEntries(name string, cfg Config) ([]error, []bool) {
 	var errs []error
 	hasEntry := make([]bool, len(cfg.SLs))
 	for e, en := range cfg.Table {
 		if en.SL < 0 || en.SL >= len(cfg.SLs) {
-			errs = append(errs, fmt.Errorf("dtable: Table[%d].SL = %d, want 0..%d", e, en.SL, len(cfg.SLs)-1))
+			errs = append(errs, fmt.Errorf("%s: Table[%d].SL = %d, want 0..%d", name, e, en.SL, len(cfg.SLs)-1))
 			continue
 		}
 		if en.Weight < 0 {
-			errs = append(errs, fmt.Errorf("dtable: Table[%d].Weight = %d, want >= 0", e, en.Weight))
+			errs = append(errs, fmt.Errorf("%s: Table[%d].Weight = %d, want >= 0", name, e, en.Weight))
 		}
 		hasEntry[en.SL] = true
 	}
@@ -74,11 +78,11 @@ func checkEntries(cfg Config) ([]error, []bool) {
 }
 
 // checkSCs checks that every SC of SL i has a VL in SC2VL.
-func checkSCs(cfg Config, i int) []error {
+func checkSCs(name string, cfg Config, i int) []error {
 	var errs []error
 	for _, sc := range cfg.SCsOf(i) {
 		if sc < 0 || sc >= len(cfg.SC2VL) {
-			errs = append(errs, fmt.Errorf("dtable: SL2SC[%d] has SC %d, want 0..%d (an index of SC2VL)", i, sc, len(cfg.SC2VL)-1))
+			errs = append(errs, fmt.Errorf("%s: SL2SC[%d] has SC %d, want 0..%d (an index of SC2VL)", name, i, sc, len(cfg.SC2VL)-1))
 		}
 	}
 	return errs

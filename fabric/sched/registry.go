@@ -13,6 +13,7 @@ func Default() *Registry {
 	must(r.Register("sbt", Registration{New: NewSBT}))
 	must(r.Register("sbt_strict", Registration{New: NewSBTStrict}))
 	must(r.Register("dtable", Registration{New: NewDTable, NeedsTable: true}))
+	must(r.Register("dtable_sc", Registration{New: NewDTableSC, NeedsTable: true}))
 	must(r.Register("strict", Registration{New: NewStrict}))
 	must(r.Register("wrr", Registration{New: NewWRR}))
 	must(r.Register("drr", Registration{New: NewDRR}))

@@ -1,0 +1,25 @@
+package sweep
+
+import (
+	"testing"
+
+	"github.com/opasim/opasim/fabric/sched"
+)
+
+// TestSchedulerGlyphs: every registered scheduler has its own marker, no two
+// alike and none the marker of an unlisted name, so every scheduler of a
+// sweep can be told apart in its figures.
+func TestSchedulerGlyphs(t *testing.T) {
+	owner := map[any]string{otherGlyph: "(unlisted)"}
+	for _, name := range sched.Default().Names() {
+		g, ok := schedulerGlyphs[name]
+		if !ok {
+			t.Errorf("%s has no glyph in schedulerGlyphs", name)
+			continue
+		}
+		if prev, taken := owner[g]; taken {
+			t.Errorf("%s has the glyph of %s (%#v)", name, prev, g)
+		}
+		owner[g] = name
+	}
+}
