@@ -66,9 +66,8 @@ func traceConfig(path string) fabric.Config {
 //	4L+1325 (task 0's end: its part ended earlier, at a2+2L+18).
 //	Task 1 ends when task 3's round-1 message arrives: 4L+1008 on an ideal
 //	switch, AT-1 = 15 cycles later here. That message left NIC 3 the cycle
-//	after the round-0 one, on the other VL, and waits in the input buffer
-//	for the allocator to answer the first; the extra follows AT: 9, 15
-//	and 23 cycles with AT 10, 16 and 24.
+//	after the round-0 one, on the other VL; the extra follows the
+//	arbitration latency AT: 9, 15 and 23 cycles with AT 10, 16 and 24.
 func TestTraceOnSwitch(t *testing.T) {
 	cfg := traceConfig(writeTrace(t, smallExample))
 	lat := cfg.Switch.Latency

@@ -48,15 +48,16 @@
 // New reads the whole trace once to check it (the reader's checks, plus
 // what only replay can check: that a record waits on the send of a
 // message its task sends, or on the receipt of one sent to its task), and
-// keeps per message 4 bytes (the position of the last record that waits on
-// it), per collective a map entry, per task a counter. Then the replay
+// keeps per message 8 bytes (the position of the last record that waits on
+// it, and its destination task), per collective a map entry, per task a
+// counter. Then the replay
 // reads the trace again, as it goes: every independent record before the
 // run, and, when a task's event happens, up to the last record that
 // waits on it. Records read for another task wait in that task's inbox
-// until it needs them. So what is held is what is read ahead, not the
-// trace: a trace written roughly in time order (each iteration's records
-// after the previous one's) is replayed in memory that does not grow with
-// its length, beyond the 4 bytes a message.
+// until it needs them. So the records held are those read ahead, not the
+// trace's: for a trace written roughly in time order (each iteration's
+// records after the previous one's) they are few; what grows with the
+// trace is the 8 bytes a message (msgLast, msgDst).
 //
 // # Determinism
 //
