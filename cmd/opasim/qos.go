@@ -87,11 +87,17 @@ func (o *dtableFlags) run(cmd *cobra.Command) error {
 	if o.out == "" {
 		return nil
 	}
+	return writeTable(o.out, res)
+}
+
+// writeTable writes res's table to path, atomically: the file
+// qos.dtable_file loads.
+func writeTable(path string, res *dtable.Result) error {
 	var table bytes.Buffer
 	if err := res.WriteTable(&table); err != nil {
 		return err
 	}
-	return writeFileAtomic(o.out, table.Bytes())
+	return writeFileAtomic(path, table.Bytes())
 }
 
 // dtableJSON is the --json output: the configuration, then the link the

@@ -4,7 +4,6 @@ package main
 // trace against a baseline, and seed 000 section 4.3's experiment.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -150,12 +149,8 @@ func (f *traceSweepFlags) study(traces []string) (*sweep.TraceStudy, []string, e
 		if err != nil {
 			return nil, nil, fmt.Errorf("qos.dtable: %w", err)
 		}
-		var table bytes.Buffer
-		if err := res.WriteTable(&table); err != nil {
-			return nil, nil, err
-		}
 		cfg.QoS.DTableFile = filepath.Join(f.out, "dtable.yaml")
-		if err := writeFileAtomic(cfg.QoS.DTableFile, table.Bytes()); err != nil {
+		if err := writeTable(cfg.QoS.DTableFile, res); err != nil {
 			return nil, nil, err
 		}
 	}
