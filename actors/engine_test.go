@@ -49,14 +49,30 @@ func configs() map[string]fabric.Config {
 		c.QoS.SchedulerView = fabric.ViewTable
 		all["paper mix, "+s+", table view"] = c
 	}
-	for _, s := range []string{"sbt", "dtable"} { // wasted decisions call Miss, which moves the schedulers' state
+	for _, s := range []string{"sbt", "sbt_switch", "dtable"} { // wasted decisions call Miss, which moves the schedulers' state
 		c := all["paper mix, "+s]
 		c.QoS.SchedulerView = fabric.ViewTableFeedback
 		all["paper mix, "+s+", table_feedback view"] = c
 	}
+	// Preemption: the news of late tails travels through the switches.
+	deep := fabric.PreemptionConfig{MinFlits: 4, Preempts: map[string][]string{"VO": {"VI", "CL", "BE", "BK"}, "VI": {"CL", "BE", "BK"}, "CL": {"BE", "BK"}}}
+	pm := all["paper mix, dtable"]
+	pm.QoS.Preemption = deep
+	all["paper mix, dtable, preemption"] = pm
+	// Decisions of several cycles wake ports ahead of their links' freeing
+	// and idle them; narrow counters change the schedulers' state.
+	slow := all["paper mix, dtable, table_feedback view"]
+	slow.QoS.DecisionCycles, slow.QoS.CounterBits, slow.QoS.CounterOverflow = 24, 9, fabric.OverflowWrap
+	all["paper mix, dtable, table_feedback view, 24-cycle decisions, 9-bit wrapping counters"] = slow
+	slowDRR := all["paper mix, drr"]
+	slowDRR.QoS.DecisionCycles, slowDRR.QoS.CounterBits = 5, 10
+	all["paper mix, drr, 5-cycle decisions, 10-bit saturating counters"] = slowDRR
 	tree := fabric.Default()
 	tree.Topology.Preset, tree.Cycles, tree.Warmup, tree.Traffic.Load = "tree-8ary-2", 3000, 500, 0.6
 	all["8-ary 2-tree"] = tree
+	tp := tree
+	tp.Traffic.Load, tp.Switch.Allocator, tp.QoS.Preemption = 0.9, fabric.AllocSerial, deep
+	all["8-ary 2-tree, preemption, serial allocator"] = tp
 	// At light load groups go idle and wake for one message: a wake lost
 	// at the barrier shows here (seed 3 did, in an earlier engine).
 	light := tree

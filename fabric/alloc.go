@@ -60,6 +60,9 @@ type outReq struct {
 	id     int32 // the request's number (messages.Msg.Tag)
 	alone  bool  // the destination may hold it (see nextPipelined)
 	cancel bool  // a cancel of it is on its way
+
+	dst      messages.CompID // where it went (for news of a late tail; preempt.go)
+	slot, vl int32
 }
 
 // pickReady returns the queue whose head is ready at now and may be
@@ -69,7 +72,7 @@ func (s *source) pickReady(now clock.Cycle, skip int) int {
 	n := len(s.q)
 	for k := 0; k < n; k++ {
 		q := (s.vaNext + k) % n
-		if q != skip && s.q[q].Len() > 0 && s.q[q].Front().Ready <= now && s.pipelinable(q) {
+		if q != skip && s.q[q].Len() > 0 && s.due(s.q[q].Front()) <= now && s.pipelinable(q) {
 			return q
 		}
 	}
@@ -172,8 +175,8 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 func (s *source) nextPipelinable(skip int) clock.Cycle {
 	t := clock.Never
 	for q := range s.q {
-		if q != skip && s.q[q].Len() > 0 && s.q[q].Front().Ready < t && s.pipelinable(q) {
-			t = s.q[q].Front().Ready
+		if q != skip && s.q[q].Len() > 0 && s.due(s.q[q].Front()) < t && s.pipelinable(q) {
+			t = s.due(s.q[q].Front())
 		}
 	}
 	return t
@@ -213,8 +216,12 @@ func (s *source) dropOut(i int) outReq {
 // grantedPipelined records the grant of request g.Tag.
 func (s *source) grantedPipelined(g *messages.Msg) {
 	o := s.dropOut(s.outIndex(g.Tag))
-	s.readFree = clock.Max(s.readFree, g.TailOut+1)
-	s.rel.Insert(release{At: g.TailOut + 1, VL: o.q, Credits: o.e.Pkt.Credits})
+	t := g.TailOut
+	if s.late {
+		t = s.grantedLate(g, &o.e)
+	}
+	s.readFree = clock.Max(s.readFree, t+1)
+	s.rel.Insert(release{At: t + 1, VL: o.q, Credits: o.e.Pkt.Credits, ID: o.e.Pkt.ID})
 }
 
 // refusedPipelined puts the refused packet back in its queue, among the

@@ -46,7 +46,7 @@ func newCentralCrossbar(p *params, id messages.CompID, sw, mports int, outputs [
 		c.preq[mp] = newReqQueue(PortsPerMPort)
 	}
 	for b := range c.buf {
-		c.buf[b] = centralBuffer{source: newSource(p.lanes, -1), space: newSpace(p.lanes, p.centralCap, p.excl, p.maxVL)}
+		c.buf[b] = centralBuffer{source: newSource(p, p.lanes, -1, p.centralSpeed), space: newSpace(p.lanes, p.centralCap, p.excl, p.maxVL)}
 	}
 	return c
 }
@@ -90,6 +90,8 @@ func (c *centralXbar) apply(m *messages.Msg, out *Outbox) {
 		}
 		c.at(m.At, int32(c.mports+b))
 		c.at(m.TailOut+1, int32(b/2))
+	case messages.KindTail:
+		c.late(m, out)
 	case messages.KindNack:
 		b := centralOfSlot(m.Slot)
 		if c.p.pipelined {
@@ -256,5 +258,31 @@ func (c *centralXbar) request(b int, now clock.Cycle, out *Outbox) {
 		return
 	}
 	req.Src, req.At, req.Dst, req.Slot = c.id, now+c.p.requestLatency, c.outComp[e.Out], centralSlot(b)
+	if s.late {
+		s.noteRequest(&req)
+	}
 	out.Send(req)
+}
+
+// late applies news m, from an input buffer of its MPort, that a packet's
+// tail comes later (preempt.go): to its request if it waits here, or to the
+// packet in whichever buffer of the pair took it.
+func (c *centralXbar) late(m *messages.Msg, out *Outbox) {
+	mp, i := portNum(m.Slot).mport(), portNum(m.Slot).index()
+	if lateAtDestination(m, &c.req[mp][i], c.preq[mp].bySlot[i]) {
+		return
+	}
+	x, speed := c.p.xMPort, c.p.mportSpeed
+	n := tailNews{id: m.Pkt.ID, q: int(m.VL), avail: func(ready clock.Cycle, flits int32) clock.Cycle {
+		return transfer(ready-x, flits, speed, m.TailAvail) + x
+	}}
+	b0, b1 := centralBuffers(mp)
+	for _, b := range []int{b0, b1} {
+		cb := &c.buf[b]
+		if a, ok := cb.correct(c.p, n, m.At, c.id, out); ok {
+			cb.writeFree = clock.Max(cb.writeFree, a-x+1)
+			return
+		}
+	}
+	// Not here: the request was refused, and the refusal is on its way.
 }

@@ -141,7 +141,48 @@ type QoSConfig struct {
 	VLArbHigh      []VLArbEntry `yaml:"vlarb_high" json:"vlarb_high,omitempty"`
 	VLArbLow       []VLArbEntry `yaml:"vlarb_low" json:"vlarb_low,omitempty"`
 	VLArbHighLimit int          `yaml:"vlarb_high_limit" json:"vlarb_high_limit,omitempty"`
+	// Hardware constraints of the output schedulers (docs/schedulers.md,
+	// "Hardware constraints"). DecisionCycles: cycles a decision takes (0
+	// or absent: 1, a decision made and sent in the same cycle).
+	// CounterBits: width of the weight and deficit counters (0: unlimited),
+	// which CounterOverflow makes saturate (OverflowSaturate, "" too) or
+	// wrap (OverflowWrap). TableEntries: the most entries an arbitration
+	// table may have (0: no limit). All left out of the JSON at their
+	// defaults, so the configs stored before these keys existed read the same.
+	DecisionCycles  int    `yaml:"decision_cycles" json:"decision_cycles,omitempty"`
+	CounterBits     int    `yaml:"counter_bits" json:"counter_bits,omitempty"`
+	CounterOverflow string `yaml:"counter_overflow" json:"counter_overflow,omitempty"`
+	TableEntries    int    `yaml:"table_entries" json:"table_entries,omitempty"`
+	// Preemption: which SLs may interrupt a packet of which others on a
+	// link (docs/model.md, "Packet preemption"); empty: none.
+	Preemption PreemptionConfig `yaml:"preemption" json:"preemption,omitzero"`
 }
+
+// PreemptionConfig is link-level packet preemption: a packet of SL A may
+// interrupt the transmission of a packet of SL B on any link (NIC or switch
+// output port) when B is in Preempts[A] and at least MinFlits of the
+// interrupted packet have left; the interrupted packet resumes when the
+// link has no packet that may preempt it.
+type PreemptionConfig struct {
+	Preempts map[string][]string `yaml:"preempts" json:"preempts,omitempty"` // SL name -> the SL names it may interrupt
+	MinFlits int                 `yaml:"min_flits" json:"min_flits,omitempty"`
+}
+
+// Enabled reports whether any SL may preempt another.
+func (c *PreemptionConfig) Enabled() bool {
+	for _, v := range c.Preempts {
+		if len(v) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// The values of qos.counter_overflow.
+const (
+	OverflowSaturate = "saturate"
+	OverflowWrap     = "wrap"
+)
 
 // VLArbEntry is one entry of qos.vlarb_high or qos.vlarb_low.
 type VLArbEntry struct {
@@ -316,3 +357,27 @@ func (c *Config) MaxWindow() int64 {
 
 // CycleNs is the length of a cycle in nanoseconds at 12.5 GB/s per port.
 func (c *Config) CycleNs() float64 { return float64(c.Switch.BytesPerFlit) / 12.5 }
+
+// preemptionMatrix turns qos.preemption.preempts into m[a][b]: SL a may
+// interrupt SL b, and can[b]: some SL may interrupt b (both nil when no SL
+// may preempt). Validate has checked the names.
+func (q *QoSConfig) preemptionMatrix() (m [][]bool, can []bool) {
+	if !q.Preemption.Enabled() {
+		return nil, nil
+	}
+	idx := map[string]int{}
+	for i, sl := range q.SLs {
+		idx[sl.Name] = i
+	}
+	m, can = make([][]bool, len(q.SLs)), make([]bool, len(q.SLs))
+	for i := range m {
+		m[i] = make([]bool, len(q.SLs))
+	}
+	for a, bs := range q.Preemption.Preempts {
+		for _, b := range bs {
+			m[idx[a]][idx[b]] = true
+			can[idx[b]] = true
+		}
+	}
+	return m, can
+}

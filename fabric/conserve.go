@@ -13,15 +13,22 @@ type flight struct {
 	credits map[[3]int64]int64 // (src, dst, vl) -> credits travelling back
 	packets int64
 	grants  int64
+	ids     map[uint64]bool // packets on a link (with preemption only)
 }
 
 func (n *Network) inFlight(held []messages.Msg) *flight {
 	f := &flight{pkts: map[[3]int64]int64{}, credits: map[[3]int64]int64{}}
+	if n.p.preempt != nil {
+		f.ids = map[uint64]bool{}
+	}
 	add := func(m *messages.Msg) {
 		switch m.Kind {
 		case messages.KindPacket:
 			f.pkts[[3]int64{int64(m.Dst), int64(m.Slot), int64(m.Pkt.VL)}] += int64(m.Pkt.Credits)
 			f.packets++
+			if f.ids != nil {
+				f.ids[m.Pkt.ID] = true
+			}
 		case messages.KindCredit:
 			f.credits[[3]int64{int64(m.Src), int64(m.Dst), int64(m.VL)}] += int64(m.Count)
 		case messages.KindGrant:
@@ -65,12 +72,19 @@ func (n *Network) CheckConservation(held []messages.Msg) []string {
 	bad := func(format string, a ...any) { probs = append(probs, fmt.Sprintf(format, a...)) }
 	var gen, resident int64
 	for _, nic := range n.nics {
+		n.checkPreempted(bad, f, &nic.lk, nic.upComp, nic.upSlot, fmt.Sprintf("NIC %d", nic.index))
+		if nic.LateTails > 0 {
+			bad("NIC %d: %d news of a late tail came after the packet had been delivered", nic.index, nic.LateTails)
+		}
 		gen += nic.GenPackets
 		resident += nic.DeliveredPackets + nic.DroppedPackets + nic.resident(bad)
 		n.checkLink(bad, f, nic.id, nic.dnComp, 0, nic.rxUsed(), linkName("output port", nic.dnComp, "NIC", nic.index))
 	}
 	for _, sp := range n.switches {
 		for _, m := range sp.MPorts {
+			if m.LateTails > 0 {
+				bad("MPort %d: %d news of a late tail came after the packet had left", m.id, m.LateTails)
+			}
 			for i := range m.ibuf {
 				resident += m.ibuf[i].resident(&m.occ[i], int64(m.id), bad)
 				if !m.wired[i] {
@@ -88,6 +102,7 @@ func (n *Network) CheckConservation(held []messages.Msg) []string {
 			resident += cb.resident(&cb.space, int64(sp.Central.id), bad)
 		}
 		for _, o := range sp.Outputs {
+			n.checkPreempted(bad, f, &o.lk, o.downComp, o.downSlot, fmt.Sprintf("switch %d output port %d", o.sw, o.port))
 			resident += o.resident(bad)
 		}
 	}
@@ -205,4 +220,66 @@ func checkSpace(bad func(string, ...any), sp *Space, used []int64, name string) 
 	if int64(sp.Total()) != total {
 		bad("%s: accounts %d credits in all but holds %d", name, sp.Total(), total)
 	}
+}
+
+// checkPreempted checks a link sender's interrupted packets: each has sent
+// some of its flits and has some left, and the receiver (dst, slot) holds
+// it, or its header is still on the link: both ends account for a partly
+// sent packet. (The
+// sender's space for it is counted with the releases above.)
+func (n *Network) checkPreempted(bad func(string, ...any), f *flight, l *txLink, dst messages.CompID, slot int32, name string) {
+	check := func(r *txRec) {
+		if !f.ids[r.pk.ID] && !n.receiverHolds(dst, slot, r.pk.ID) {
+			bad("%s: packet %d is partly sent, but its receiver (component %d) does not hold it", name, r.pk.ID, dst)
+		}
+	}
+	for i := range l.stack {
+		r := &l.stack[i]
+		if r.left <= 0 || r.left >= r.pk.Flits {
+			bad("%s: interrupted packet %d has %d of its %d flits left", name, r.pk.ID, r.left, r.pk.Flits)
+		}
+		check(r)
+	}
+}
+
+// receiverHolds reports whether the receiver of a link, component dst
+// (input slot slot of an MPort, or a NIC), holds packet id.
+func (n *Network) receiverHolds(dst messages.CompID, slot int32, id uint64) bool {
+	switch c := n.Comps[dst].(type) {
+	case *nicComp:
+		for i := 0; i < c.rx.Len(); i++ {
+			if c.rx.At(i).Pkt.ID == id {
+				return true
+			}
+		}
+	case *mport:
+		return c.ibuf[slot].holds(id)
+	}
+	return false
+}
+
+// holds reports whether a switch buffer holds packet id: queued, requested
+// or being transferred.
+func (s *source) holds(id uint64) bool {
+	for q := range s.q {
+		for i := 0; i < s.q[q].Len(); i++ {
+			if s.q[q].At(i).Pkt.ID == id {
+				return true
+			}
+		}
+	}
+	if s.waiting && s.inflight.Pkt.ID == id {
+		return true
+	}
+	for i := range s.outs {
+		if s.outs[i].e.Pkt.ID == id {
+			return true
+		}
+	}
+	for i := range s.xfers {
+		if s.xfers[i].id == id {
+			return true
+		}
+	}
+	return false
 }

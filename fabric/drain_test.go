@@ -101,6 +101,33 @@ func TestDrainAfterSaturation(t *testing.T) {
 	}
 }
 
+// TestDrainPreemption: the drain test with packet preemption, every SL
+// preempting those below it after 4 flits, on a torus and a fat tree: the
+// interrupted packets and the late tails they leave behind still drain.
+func TestDrainPreemption(t *testing.T) {
+	presets := []string{"torus2d-4x4", "tree-8ary-2"}
+	if testing.Short() {
+		presets = presets[:1]
+	}
+	for _, preset := range presets {
+		t.Run(preset, func(t *testing.T) {
+			t.Parallel()
+			cfg := drainConfig(preset, "dtable", 12000, 40000)
+			cfg.QoS.Preemption = fabric.PreemptionConfig{MinFlits: 4,
+				Preempts: map[string][]string{"VO": {"VI", "CL", "BE", "BK"}, "VI": {"CL", "BE", "BK"}, "CL": {"BE", "BK"}}}
+			r, f := drain(t, cfg)
+			if r.Blocked || r.UndeliveredPackets != 0 {
+				t.Errorf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
+			}
+			if r.DroppedPackets == 0 || f.full == 0 || r.Preemption == nil || r.Preemption.Preemptions == 0 {
+				t.Errorf("not saturated with preemptions: %d packets dropped, %d of %d input buffers push back, %+v",
+					r.DroppedPackets, f.full, f.of, r.Preemption)
+			}
+			t.Logf("%d of %d input buffers push back, %d packets interrupted, drained", f.full, f.of, r.Preemption.Preemptions)
+		})
+	}
+}
+
 // paperMixDrain is the scenario on the 8x8 torus: seed 000's mix at
 // load 1.0 under DTable, the + links overloaded by the first model's ties
 // and trunk members, with input and output buffers of 16 KiB and 8 KiB per

@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/messages"
 	"github.com/opasim/opasim/workloads"
 )
@@ -108,3 +109,103 @@ func MostQueued(n *Network) int {
 	}
 	return most
 }
+
+// script is a source that offers fixed messages at their cycles.
+type script struct{ msgs []workloads.Message }
+
+func (s *script) Next() clock.Cycle {
+	if len(s.msgs) == 0 {
+		return clock.Never
+	}
+	return s.msgs[0].At
+}
+
+func (s *script) Pop(now clock.Cycle) (workloads.Message, bool) {
+	if len(s.msgs) == 0 || s.msgs[0].At > now {
+		return workloads.Message{}, false
+	}
+	m := s.msgs[0]
+	s.msgs = s.msgs[1:]
+	return m, true
+}
+
+func (*script) Delivered(workloads.MessageID, clock.Cycle, clock.Cycle) {}
+
+// Script makes nic offer msgs (in order of At), and nothing else; their
+// IDs are set unique.
+func Script(nic *nicComp, msgs ...workloads.Message) {
+	for i := range msgs {
+		msgs[i].ID = workloads.NewMessageID(nic.index, uint64(1000+i))
+	}
+	nic.src = &script{msgs: msgs}
+	nic.tm = nil
+	for u := range nic.pending {
+		nic.pending[u] = clock.Never
+	}
+	nic.startTimers()
+}
+
+// LinkPreemptions is the number of packets interrupted on nic's link.
+func LinkPreemptions(nic *nicComp) int64 { return nic.lk.Preemptions }
+
+// Interrupted returns a packet some link sender of n has interrupted and
+// the receiver of that link (false if none is interrupted now).
+func Interrupted(n *Network) (id uint64, receiver messages.CompID, slot int32, ok bool) {
+	for _, nic := range n.nics {
+		if len(nic.lk.stack) > 0 {
+			return nic.lk.stack[0].pk.ID, nic.upComp, nic.upSlot, true
+		}
+	}
+	for _, sp := range n.switches {
+		for _, o := range sp.Outputs {
+			if len(o.lk.stack) > 0 {
+				return o.lk.stack[0].pk.ID, o.downComp, o.downSlot, true
+			}
+		}
+	}
+	return 0, 0, 0, false
+}
+
+// Forget makes the receiver of a link lose every trace of packet id
+// (to test that the conservation check notices).
+func Forget(n *Network, receiver messages.CompID, slot int32, id uint64) {
+	switch c := n.Comps[receiver].(type) {
+	case *nicComp:
+		for i := 0; i < c.rx.Len(); i++ {
+			if c.rx.At(i).Pkt.ID == id {
+				c.rx.At(i).Pkt.ID = ^id
+			}
+		}
+	case *mport:
+		s := &c.ibuf[slot]
+		for q := range s.q {
+			for i := 0; i < s.q[q].Len(); i++ {
+				if s.q[q].At(i).Pkt.ID == id {
+					s.q[q].At(i).Pkt.ID = ^id
+				}
+			}
+		}
+		if s.inflight.Pkt.ID == id {
+			s.inflight.Pkt.ID = ^id
+		}
+		for i := range s.outs {
+			if s.outs[i].e.Pkt.ID == id {
+				s.outs[i].e.Pkt.ID = ^id
+			}
+		}
+		for i := range s.xfers {
+			if s.xfers[i].id == id {
+				s.xfers[i].id = ^id
+			}
+		}
+	}
+}
+
+// OutputScheduler is the output scheduler of port q of switch s.
+func OutputScheduler(n *Network, s, q int) sched.Scheduler { return n.switches[s].Outputs[q].sched }
+
+// NICScheduler is NIC i's output scheduler.
+func NICScheduler(n *Network, i int) sched.Scheduler { return n.nics[i].sched }
+
+// NumOutputs is the number of output ports of switch s.
+func NumOutputs(n *Network, s int) int { return len(n.switches[s].Outputs) }

@@ -27,10 +27,17 @@ type source struct {
 	seq    uint32
 	mport  int    // an input buffer's MPort (its local outputs); -1 for a central buffer
 	held   []bool // per queue: refused, with later requests still in flight
+
+	// Preemption (preempt.go): late tails follow the packets.
+	late           bool
+	speed          int32 // read port speed, flits/cycle
+	xfers          []xfer
+	reqDst         messages.CompID // where the serial allocator's request in flight went
+	reqSlot, reqVL int32
 }
 
-func newSource(queues, mport int) source {
-	return source{q: make([]fifo, queues), mport: mport, held: make([]bool, queues)}
+func newSource(p *params, queues, mport int, speed int32) source {
+	return source{q: make([]fifo, queues), mport: mport, held: make([]bool, queues), late: p.preempt != nil, speed: speed}
 }
 
 // push queues a packet that arrived in queue q.
@@ -46,7 +53,7 @@ func (s *source) pick(now clock.Cycle, skip int) int {
 	n := len(s.q)
 	for k := 0; k < n; k++ {
 		vl := (s.vaNext + k) % n
-		if vl != skip && s.q[vl].Len() > 0 && s.q[vl].Front().Ready <= now {
+		if vl != skip && s.q[vl].Len() > 0 && s.due(s.q[vl].Front()) <= now {
 			return vl
 		}
 	}
@@ -83,7 +90,7 @@ func (s *source) nextReady() clock.Cycle {
 	t := clock.Never
 	for vl := range s.q {
 		if s.q[vl].Len() > 0 {
-			t = clock.Min(t, s.q[vl].Front().Ready)
+			t = clock.Min(t, s.due(s.q[vl].Front()))
 		}
 	}
 	return t
@@ -114,8 +121,12 @@ func (s *source) refused() {
 // and the packet's space is released the cycle after.
 func (s *source) granted(g *messages.Msg) {
 	s.waiting, s.alone, s.cancel = false, false, false
-	s.readFree = g.TailOut + 1
-	s.rel.Push(release{At: g.TailOut + 1, VL: int32(s.inq), Credits: s.inflight.Pkt.Credits})
+	t := g.TailOut
+	if s.late {
+		t = s.grantedLate(g, &s.inflight)
+	}
+	s.readFree = t + 1
+	s.rel.Push(release{At: t + 1, VL: int32(s.inq), Credits: s.inflight.Pkt.Credits, ID: s.inflight.Pkt.ID})
 }
 
 // mport holds 4 input buffers with their routing units and input arbiters,
@@ -137,6 +148,7 @@ type mport struct {
 	central messages.CompID
 
 	Arrived, Left int64 // packets, for the conservation check
+	LateTails     int64 // news of a late tail for a packet not here (a model error the conservation check reports)
 }
 
 // newMPort builds MPort index of switch sw with its links: l.in[i] is the
@@ -145,7 +157,7 @@ type mport struct {
 func newMPort(p *params, id messages.CompID, sw, index int, l mportLinks) *mport {
 	m := &mport{core: newCore(id, PortsPerMPort), p: p, sw: sw, index: index, outComp: l.outputs, central: l.central}
 	for i := range m.ibuf {
-		m.ibuf[i] = newSource(p.vls, index)
+		m.ibuf[i] = newSource(p, p.vls, index, p.mportSpeed)
 		m.occ[i] = newSpace(p.vls, p.inCap, p.excl, p.maxVL)
 		m.upComp[i], m.wired[i] = l.in[i].comp, l.in[i].wired
 	}
@@ -155,10 +167,16 @@ func newMPort(p *params, id messages.CompID, sw, index int, l mportLinks) *mport
 // Advance implements Component.
 func (m *mport) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return m.run(m, to, out) }
 
-func (m *mport) apply(msg *messages.Msg, _ *Outbox) {
+func (m *mport) apply(msg *messages.Msg, out *Outbox) {
 	switch msg.Kind {
 	case messages.KindPacket:
 		m.arrive(msg)
+	case messages.KindTail:
+		tail := msg.Pkt.Tail + m.p.sbIn
+		n := tailNews{id: msg.Pkt.ID, q: int(msg.VL), avail: func(clock.Cycle, int32) clock.Cycle { return tail }}
+		if _, ok := m.ibuf[msg.Slot].correct(m.p, n, msg.At, m.id, out); !ok {
+			m.LateTails++
+		}
 	case messages.KindGrant:
 		i := int32(portNum(msg.Slot).index())
 		if m.p.pipelined {
@@ -219,6 +237,9 @@ func (m *mport) eval(unit int32, now clock.Cycle, out *Outbox) {
 		req.Dst, req.Slot = m.outComp[outPort], unit
 	} else {
 		req.Dst, req.Slot, req.VL = m.central, int32(portOf(m.index, 0))+unit, int32(e.Lane)
+	}
+	if s.late {
+		s.noteRequest(&req)
 	}
 	out.Send(req)
 }

@@ -246,6 +246,7 @@ func (n *Network) buildSwitch(s int, l *layout) switchParts {
 		sp.Outputs = append(sp.Outputs, o)
 		n.add(o)
 	}
+	p.shareSchedulers(sp.Outputs)
 	return sp
 }
 

@@ -40,6 +40,7 @@ type nicComp struct {
 	down     Space // mirror of the switch input buffer
 	sched    sched.Scheduler
 	heads    []sched.Head
+	dec      decisionUnit
 	linkFree clock.Cycle
 	scNext   []int         // per SL: round-robin over its SCs, per message
 	injOf    []clock.Cycle // per SL: injection cycle of the message being sent
@@ -56,6 +57,9 @@ type nicComp struct {
 	// Output scheduler decisions, and those wasted on a head that could not
 	// send (table view only; docs/schedulers.md).
 	Decisions, WastedDecisions int64
+
+	lk        txLink // preemption (preempt.go)
+	LateTails int64  // news of a late tail for a packet not here (a model error the conservation check reports)
 
 	// Counters for the conservation check and the digest.
 	GenPackets, DeliveredPackets int64
@@ -81,7 +85,7 @@ func newNIC(p *params, id messages.CompID, index int, stats *Stats, src workload
 		injSpace: newSpace(p.vls, p.injCap, p.excl, p.maxVL),
 		down:     newSpace(p.vls, l.up.credits, p.excl, p.maxVL),
 		upComp:   l.up.comp, upSlot: l.up.slot, dnComp: l.down,
-		sched: p.newScheduler(), heads: make([]sched.Head, 0, p.vls),
+		sched: p.newScheduler(), heads: make([]sched.Head, 0, p.vls), dec: newDecisionUnit(p.decisionCycles, p.vls), lk: newTxLink(p),
 		scNext: make([]int, len(p.slSCs)), injOf: make([]clock.Cycle, len(p.slSCs)), msgOf: make([]uint64, len(p.slSCs)),
 		digest: fnvOffset,
 	}
@@ -115,6 +119,14 @@ func (n *nicComp) apply(m *messages.Msg, _ *Outbox) {
 	case messages.KindPacket:
 		n.rx.Push(entry{Pkt: m.Pkt, TailAvail: m.Pkt.Tail})
 		n.at(m.Pkt.Tail, nicReceive)
+	case messages.KindTail:
+		for i := 0; i < n.rx.Len(); i++ {
+			if e := n.rx.At(i); e.Pkt.ID == m.Pkt.ID {
+				e.Pkt.Tail, e.TailAvail = m.Pkt.Tail, m.Pkt.Tail
+				return
+			}
+		}
+		n.LateTails++
 	default:
 		panic("nic: unexpected " + m.Kind.String())
 	}
@@ -224,10 +236,14 @@ func (n *nicComp) send(now clock.Cycle, out *Outbox) {
 		n.injSpace.Free(int(r.VL), r.Credits)
 	}
 	n.admit()
-	if n.linkFree > now {
-		n.at(n.linkFree, nicSend)
+	if due := n.dec.due(n.linkFree); due > now {
+		if !n.lk.on || !n.interrupt(now, out) {
+			n.at(due, nicSend)
+		}
 		return
 	}
+	n.finish(now)
+	suspended := len(n.lk.stack) > 0
 	n.heads = n.heads[:0]
 	eligible := false
 	for vl := range n.inj {
@@ -235,22 +251,38 @@ func (n *nicComp) send(now clock.Cycle, out *Outbox) {
 			continue
 		}
 		pk := &n.inj[vl].Front().Pkt
-		if ok := n.down.Fits(vl, pk.Credits); ok || n.p.tableView {
+		ok := n.down.Fits(vl, pk.Credits)
+		if suspended && (!ok || !n.lk.allows(n.p, vl, int(pk.SL))) {
+			continue // an interrupted packet resumes unless this one may interrupt it
+		}
+		if ok || n.p.tableView {
 			n.heads = append(n.heads, sched.Head{VL: vl, SC: int(pk.SC), SL: int(pk.SL), Credits: int(pk.Credits), Eligible: ok})
 			eligible = eligible || ok
 		}
 	}
-	if !eligible {
+	if !eligible && !n.dec.busy {
+		if suspended {
+			n.lk.resume(now)
+			n.linkFree = n.lk.replan(n.p, now, &n.injRel, n.id, n.upComp, n.upSlot, out)
+			n.at(n.linkFree, nicSend)
+		}
 		return // woken again by a credit or a new packet
 	}
-	i, hit := n.p.decide(n.sched, n.heads)
+	h, hit, done := n.dec.step(n.p, n.sched, n.heads, now, n.linkFree)
+	if !done {
+		n.at(n.dec.done, nicSend)
+		return
+	}
 	n.Decisions++
-	if !hit { // table views: the link idles this cycle, the next decision is the next cycle's
+	if !hit { // the link idles this cycle, the next decision starts the next cycle
 		n.WastedDecisions++
 		n.at(now+1, nicSend)
 		return
 	}
-	n.transmit(now, n.heads[i].VL, out)
+	n.transmit(now, h.VL, out)
+	if n.dec.cycles > 1 { // the next decision starts before the link frees
+		n.at(n.dec.due(n.linkFree), nicSend)
+	}
 }
 
 func (n *nicComp) admit() {
@@ -282,8 +314,14 @@ func (n *nicComp) transmit(now clock.Cycle, vl int, out *Outbox) {
 	n.down.Take(vl, pk.Credits)
 	n.SentPackets++
 	n.linkFree = tailOut + 1
-	n.injRel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits})
+	n.injRel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits, ID: pk.ID})
 	out.Send(messages.Msg{Kind: messages.KindPacket, At: pk.Head, Dst: n.upComp, Src: n.id, Slot: n.upSlot, Pkt: pk})
+	if n.p.preempt != nil {
+		n.lk.start(pk, vl, &e, now, tailOut)
+		n.linkFree = n.lk.replan(n.p, now, &n.injRel, n.id, n.upComp, n.upSlot, out)
+		n.at(n.linkFree, nicSend)
+		return // the source hears of the send when the tail has left (finish)
+	}
 	n.at(n.linkFree, nicSend)
 	if pk.Last && n.sender != nil {
 		n.sender.Sent(workloads.MessageID(pk.Msg), tailOut)
@@ -291,26 +329,97 @@ func (n *nicComp) transmit(now clock.Cycle, vl int, out *Outbox) {
 	}
 }
 
+// finish forgets, under preemption, the packet whose tail has left the
+// link, telling the source of the send if it was its message's last.
+func (n *nicComp) finish(now clock.Cycle) {
+	if !n.lk.on || n.lk.cur.tailOut >= now {
+		return
+	}
+	pk := &n.lk.cur.pk
+	n.lk.finish(now)
+	if pk.Last && n.sender != nil {
+		n.sender.Sent(workloads.MessageID(pk.Msg), n.lk.cur.tailOut)
+		n.wakeSource(now)
+	}
+}
+
+// interrupt preempts the packet on the link at now for the head the
+// scheduler picks among those that may interrupt it, if any fits
+// downstream and the packet can be interrupted; it reports whether it did.
+func (n *nicComp) interrupt(now clock.Cycle, out *Outbox) bool {
+	if !n.p.preemptable[n.lk.cur.pk.SL] {
+		return false
+	}
+	n.heads = n.heads[:0]
+	for vl := range n.inj {
+		if n.inj[vl].Len() == 0 {
+			continue
+		}
+		pk := &n.inj[vl].Front().Pkt
+		if n.down.Fits(vl, pk.Credits) {
+			n.heads = append(n.heads, sched.Head{VL: vl, SC: int(pk.SC), SL: int(pk.SL), Credits: int(pk.Credits), Eligible: true})
+		}
+	}
+	vl, wake, ok := n.lk.interrupt(n.p, n.sched, n.heads, now)
+	if !ok {
+		if wake != clock.Never {
+			n.at(wake, nicSend)
+		}
+		return false
+	}
+	n.Decisions++
+	n.transmit(now, vl, out)
+	return true
+}
+
 // receive ejects every packet whose tail has arrived, records it and
 // returns its credits to the output port that sent it.
 func (n *nicComp) receive(now clock.Cycle, out *Outbox) {
+	if n.p.preempt != nil {
+		n.receiveAny(now, out)
+		return
+	}
 	for n.rx.Len() > 0 && n.rx.Front().TailAvail <= now {
 		e := n.rx.Pop()
-		pk := &e.Pkt
-		n.DeliveredPackets++
-		n.DeliveredFlits += int64(pk.Flits)
-		n.stats.delivered(n.p, pk, pk.Tail)
-		if n.trace != nil {
-			n.trace(*pk)
-		}
-		n.digest = fnvMix(n.digest, pk.ID, uint64(pk.Tail))
-		out.Send(messages.Msg{Kind: messages.KindCredit, At: now + 1 + n.p.fly, Dst: n.dnComp, Src: n.id,
-			VL: int32(pk.VL), Count: pk.Credits})
-		n.arrived(pk, now)
+		n.eject(&e, now, out)
 	}
 	if n.rx.Len() > 0 {
 		n.at(n.rx.Front().TailAvail, nicReceive)
 	}
+}
+
+// receiveAny ejects, in order of arrival, every packet whose tail has
+// arrived: under preemption a packet can overtake an interrupted one.
+func (n *nicComp) receiveAny(now clock.Cycle, out *Outbox) {
+	next := clock.Never
+	for k := n.rx.Len(); k > 0; k-- {
+		e := n.rx.Pop()
+		if e.TailAvail > now {
+			next = clock.Min(next, e.TailAvail)
+			n.rx.Push(e)
+			continue
+		}
+		n.eject(&e, now, out)
+	}
+	if next != clock.Never {
+		n.at(next, nicReceive)
+	}
+}
+
+// eject records the packet of e, whose tail has arrived, and returns its
+// credits to the output port that sent it.
+func (n *nicComp) eject(e *entry, now clock.Cycle, out *Outbox) {
+	pk := &e.Pkt
+	n.DeliveredPackets++
+	n.DeliveredFlits += int64(pk.Flits)
+	n.stats.delivered(n.p, pk, pk.Tail)
+	if n.trace != nil {
+		n.trace(*pk)
+	}
+	n.digest = fnvMix(n.digest, pk.ID, uint64(pk.Tail))
+	out.Send(messages.Msg{Kind: messages.KindCredit, At: now + 1 + n.p.fly, Dst: n.dnComp, Src: n.id,
+		VL: int32(pk.VL), Count: pk.Credits})
+	n.arrived(pk, now)
 }
 
 // arrived counts packet pk into its message and, when the message is whole,

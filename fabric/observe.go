@@ -33,9 +33,13 @@ type Snapshot struct {
 	GrantsBySL   []int64
 	Stats        *Stats // NIC groups only; read it during GroupDone only
 	ReachedCycle clock.Cycle
-	// Output scheduler decisions and wasted ones (table view), summed over
-	// the switch's output ports or over the group's NICs.
-	Decisions, WastedDecisions int64
+	// Output scheduler decisions and wasted ones (table view), and the link
+	// cycles the schedulers idled (decision.go), summed over the switch's
+	// output ports or over the group's NICs.
+	Decisions, WastedDecisions, SchedulerIdleCycles int64
+	// Packets interrupted on the group's links (qos.preemption), and link
+	// cycles held waiting for a late flit (Totals.HoleCycles).
+	Preemptions, HoleCycles int64
 	// Ports holds a switch's ports, by port number (empty for NIC groups).
 	Ports []PortSnapshot
 }
@@ -46,6 +50,8 @@ type PortSnapshot struct {
 	InputFlits, OutputFlits    int64
 	StallCycles                int64
 	Decisions, WastedDecisions int64
+	Preemptions                int64
+	SchedulerIdleCycles        int64 // link cycles its output scheduler idled (decision.go)
 	GrantsBySL                 []int64
 }
 
@@ -53,12 +59,15 @@ type PortSnapshot struct {
 func (n *Network) Snapshot(g int, s *Snapshot) {
 	grp := &n.Groups[g]
 	s.Group, s.Kind, s.Stats, s.Switch = g, grp.Kind, grp.Stats, grp.Switch
-	s.Decisions, s.WastedDecisions = 0, 0
+	s.Decisions, s.WastedDecisions, s.SchedulerIdleCycles = 0, 0, 0
+	s.Preemptions, s.HoleCycles = 0, 0
 	if grp.Kind != "switch" {
 		s.Ports = s.Ports[:0]
 		for _, id := range grp.Members {
 			if nic, ok := n.Comps[id].(*nicComp); ok {
 				s.Decisions, s.WastedDecisions = s.Decisions+nic.Decisions, s.WastedDecisions+nic.WastedDecisions
+				s.Preemptions, s.HoleCycles = s.Preemptions+nic.lk.Preemptions, s.HoleCycles+nic.lk.HoleCycles
+				s.SchedulerIdleCycles += nic.dec.IdleCycles
 			}
 		}
 		return
@@ -92,12 +101,16 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 		s.add(StageOutput, &o.space, p)
 		s.StallCycles += o.StallCycles
 		s.Decisions, s.WastedDecisions = s.Decisions+o.Decisions, s.WastedDecisions+o.WastedDecisions
+		s.Preemptions, s.HoleCycles = s.Preemptions+o.lk.Preemptions, s.HoleCycles+o.lk.HoleCycles
+		s.SchedulerIdleCycles += o.dec.IdleCycles
 		for sl, c := range o.SentBySL {
 			s.GrantsBySL[sl] += c
 		}
 		ps := &s.Ports[q]
 		ps.InputFlits, ps.OutputFlits = n.PortOccupancy(grp.Switch, q)
 		ps.StallCycles, ps.Decisions, ps.WastedDecisions = o.StallCycles, o.Decisions, o.WastedDecisions
+		ps.Preemptions = o.lk.Preemptions
+		ps.SchedulerIdleCycles = o.dec.IdleCycles
 		ps.GrantsBySL = append(ps.GrantsBySL[:0], o.SentBySL...)
 	}
 }

@@ -50,6 +50,7 @@ type outputPort struct {
 	down      Space
 	sched     sched.Scheduler
 	heads     []sched.Head
+	dec       decisionUnit
 	linkFree  clock.Cycle
 	downComp  messages.CompID
 	downSlot  int32
@@ -63,6 +64,8 @@ type outputPort struct {
 	// WastedNotReady counts the wasted ones whose head was not ready yet (the
 	// others lacked downstream credits).
 	Decisions, WastedDecisions, WastedNotReady int64
+
+	lk txLink // preemption (preempt.go)
 }
 
 // newOutputPort builds output port port of switch sw (which has mports
@@ -73,7 +76,7 @@ func newOutputPort(p *params, id messages.CompID, sw, port, mports int, down lin
 	o := &outputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
 		req: make([]pending, outputSlots(mports)), preq: newReqQueue(outputSlots(mports)), q: make([]fifo, p.vls),
 		space: newSpace(p.vls, p.outCap, p.excl, p.maxVL), sched: p.newScheduler(),
-		heads: make([]sched.Head, 0, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs))}
+		heads: make([]sched.Head, 0, p.vls), dec: newDecisionUnit(p.decisionCycles, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs)), lk: newTxLink(p)}
 	if down.wired {
 		o.downComp, o.downSlot = down.comp, down.slot
 		o.down = newSpace(p.vls, down.credits, p.excl, p.maxVL)
@@ -97,6 +100,8 @@ func (o *outputPort) apply(m *messages.Msg, out *Outbox) {
 		o.req[m.Slot] = pending{valid: true, msg: *m}
 	case messages.KindCredit:
 		o.down.Free(int(m.VL), m.Count)
+	case messages.KindTail:
+		o.late(m, out)
 	case messages.KindCancel:
 		if o.p.pipelined {
 			if r, ok := o.preq.cancel(int(m.Slot), m.Tag); ok {
@@ -219,10 +224,14 @@ func (o *outputPort) refuse(now clock.Cycle, out *Outbox) {
 // schedule sends the head the output scheduler picks among the VLs whose
 // head is ready and fits downstream, when the link is free.
 func (o *outputPort) schedule(now clock.Cycle, out *Outbox) {
-	if o.linkFree > now {
-		o.at(o.linkFree, 0)
+	if due := o.dec.due(o.linkFree); due > now {
+		if !o.lk.on || !o.interrupt(now, out) {
+			o.at(due, 0)
+		}
 		return
 	}
+	o.lk.finish(now)
+	suspended := len(o.lk.stack) > 0
 	o.heads = o.heads[:0]
 	waiting, eligible, next := false, false, clock.Never
 	for vl := range o.q {
@@ -231,34 +240,53 @@ func (o *outputPort) schedule(now clock.Cycle, out *Outbox) {
 		}
 		e := o.q[vl].Front()
 		ok := true
-		if e.Ready > now {
-			next, ok = clock.Min(next, e.Ready), false
+		if due := o.due(e); due > now {
+			next, ok = clock.Min(next, due), false
 		} else if !o.down.Fits(vl, e.Pkt.Credits) {
 			waiting, ok = true, false
+		}
+		if suspended && (!ok || !o.lk.allows(o.p, vl, int(e.Pkt.SL))) {
+			continue // an interrupted packet resumes unless this one may interrupt it
 		}
 		if ok || o.p.tableView {
 			o.heads = append(o.heads, sched.Head{VL: vl, SC: int(e.Pkt.SC), SL: int(e.Pkt.SL), Credits: int(e.Pkt.Credits), Eligible: ok})
 			eligible = eligible || ok
 		}
 	}
-	o.noteStall(now, waiting && !eligible)
-	if !eligible {
+	o.noteStall(now, waiting && !eligible && !suspended && now >= o.linkFree)
+	if !eligible && !o.dec.busy {
+		if suspended {
+			o.lk.resume(now)
+			o.linkFree = o.lk.replan(o.p, now, &o.rel, o.id, o.downComp, o.downSlot, out)
+			o.at(o.linkFree, 0)
+			return
+		}
 		if next != clock.Never {
 			o.at(next, 0)
 		}
+		if now < o.linkFree { // a decision may start from here on (decision.go)
+			o.at(o.linkFree, 0)
+		}
 		return
 	}
-	i, hit := o.p.decide(o.sched, o.heads)
+	h, hit, done := o.dec.step(o.p, o.sched, o.heads, now, o.linkFree)
+	if !done {
+		o.at(o.dec.done, 0)
+		return
+	}
 	o.Decisions++
-	if !hit { // table views: the link idles this cycle, the next decision is the next cycle's
+	if !hit { // the link idles this cycle, the next decision starts the next cycle
 		o.WastedDecisions++
-		if o.q[o.heads[i].VL].Front().Ready > now {
+		if q := &o.q[h.VL]; q.Len() > 0 && q.Front().Ready > now {
 			o.WastedNotReady++
 		}
 		o.at(now+1, 0)
 		return
 	}
-	o.transmit(now, o.heads[i].VL, out)
+	o.transmit(now, h.VL, out)
+	if o.dec.cycles > 1 { // the next decision starts before the link frees
+		o.at(o.dec.due(o.linkFree), 0)
+	}
 }
 
 func (o *outputPort) noteStall(now clock.Cycle, stalled bool) {
@@ -278,10 +306,88 @@ func (o *outputPort) transmit(now clock.Cycle, vl int, out *Outbox) {
 	pk.Head, pk.Tail = now+o.p.fly, tailOut+o.p.fly
 	o.down.Take(vl, pk.Credits)
 	o.linkFree = tailOut + 1
-	o.rel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits})
+	o.rel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits, ID: pk.ID})
 	o.Sent++
 	o.SentBySL[pk.SL]++
 	out.Send(messages.Msg{Kind: messages.KindPacket, At: pk.Head, Dst: o.downComp, Src: o.id, Slot: o.downSlot, Pkt: pk})
+	if o.p.preempt != nil {
+		o.lk.start(pk, vl, &e, now, tailOut)
+		o.linkFree = o.lk.replan(o.p, now, &o.rel, o.id, o.downComp, o.downSlot, out)
+	}
 	o.at(o.linkFree, 0)
 	o.at(tailOut+1, 0)
+}
+
+// due is when the head e may start on the link: when its header is ready,
+// and under preemption not before its flits can follow at link rate (a
+// packet whose tail a preemption upstream made late would otherwise hold
+// the link with nothing to send).
+func (o *outputPort) due(e *entry) clock.Cycle {
+	if o.p.preempt == nil {
+		return e.Ready
+	}
+	return clock.Max(e.Ready, e.TailAvail-clock.Cycle(e.Pkt.Flits)+1)
+}
+
+// interrupt preempts the packet on the link at now for the head the
+// output scheduler picks among those that may interrupt it, if any is
+// eligible and the packet can be interrupted; it reports whether it did.
+func (o *outputPort) interrupt(now clock.Cycle, out *Outbox) bool {
+	if !o.p.preemptable[o.lk.cur.pk.SL] {
+		return false
+	}
+	o.heads = o.heads[:0]
+	for vl := range o.q {
+		if o.q[vl].Len() == 0 {
+			continue
+		}
+		e := o.q[vl].Front()
+		if o.due(e) <= now && o.down.Fits(vl, e.Pkt.Credits) {
+			o.heads = append(o.heads, sched.Head{VL: vl, SC: int(e.Pkt.SC), SL: int(e.Pkt.SL), Credits: int(e.Pkt.Credits), Eligible: true})
+		}
+	}
+	vl, wake, ok := o.lk.interrupt(o.p, o.sched, o.heads, now)
+	if !ok {
+		if wake != clock.Never {
+			o.at(wake, 0)
+		}
+		return false
+	}
+	o.Decisions++
+	o.transmit(now, vl, out)
+	return true
+}
+
+// late applies news m that a packet's tail comes later (preempt.go): to its
+// request if it waits here, to the packet if it is queued, or to its
+// transmission, whose tail then leaves later too.
+func (o *outputPort) late(m *messages.Msg, out *Outbox) {
+	if lateAtDestination(m, &o.req[m.Slot], o.preq.bySlot[m.Slot]) {
+		return
+	}
+	speed, x := o.p.mportSpeed, o.p.xMPort
+	if isCentralSlot(int(m.Slot)) {
+		speed, x = o.p.centralSpeed, o.p.xCentral
+	}
+	x += o.p.sbOut
+	avail := func(ready clock.Cycle, flits int32) clock.Cycle {
+		return transfer(ready-x, flits, speed, m.TailAvail) + x
+	}
+	q := &o.q[m.VL]
+	for i := 0; i < q.Len(); i++ {
+		if e := q.At(i); e.Pkt.ID == m.Pkt.ID {
+			e.TailAvail = clock.Max(e.TailAvail, avail(e.Ready, e.Pkt.Flits))
+			o.writeFree = clock.Max(o.writeFree, e.TailAvail-x+1)
+			return
+		}
+	}
+	if r := o.lk.find(m.Pkt.ID); r != nil {
+		r.tailAvail = clock.Max(r.tailAvail, avail(r.ready, r.pk.Flits))
+		o.writeFree = clock.Max(o.writeFree, r.tailAvail-x+1)
+		if o.lk.on {
+			o.linkFree = o.lk.replan(o.p, m.At, &o.rel, o.id, o.downComp, o.downSlot, out)
+			o.at(o.linkFree, 0)
+		}
+	}
+	// Not here: the request was refused, and the refusal is on its way.
 }

@@ -47,6 +47,13 @@ type params struct {
 	classOf                      [][]uint8   // per switch and port: the class of the link leaving there (central buffer lanes)
 	lanes                        int         // lanes of a central buffer: classes · VLs
 	maxQueued                    int         // packets a NIC's application queues hold at most (traffic.max_queued_packets)
+	// qos.preemption (preempt.go): preempt[a][b], SL a may interrupt SL b
+	// (nil: no preemption); preemptable[b], some SL may; preemptMin,
+	// flits an interrupted packet has sent at least.
+	preempt        [][]bool
+	preemptable    []bool
+	preemptMin     int32
+	decisionCycles int // qos.decision_cycles, at least 1 (decision.go)
 }
 
 func newParams(cfg *Config, reg *sched.Registry, tables qos.Tables, t *topo.Topology, r topo.Router) *params {
@@ -69,18 +76,32 @@ func newParams(cfg *Config, reg *sched.Registry, tables qos.Tables, t *topo.Topo
 		p.stop = clock.Cycle(cfg.Traffic.StopCycle)
 	}
 	p.maxQueued = cfg.MaxQueuedPackets()
+	p.decisionCycles = max(cfg.QoS.DecisionCycles, 1)
 	p.sc2vl = narrow[messages.VL](tables.SC2VL)
-	sc := sched.Config{NumVLs: s.VLs, Tables: tables, VLArb: sched.VLArbConfig{
-		High: vlarbEntries(cfg.QoS.VLArbHigh), Low: vlarbEntries(cfg.QoS.VLArbLow), HighLimit: cfg.QoS.VLArbHighLimit}}
-	for i, sl := range cfg.QoS.SLs {
+	for i := range cfg.QoS.SLs {
 		p.slSCs = append(p.slSCs, narrow[messages.SC](tables.SL2SC[i]))
 		p.mtuFlits = append(p.mtuFlits, int32(cfg.MTUFlits(i)))
-		sc.SLs = append(sc.SLs, sched.SL{Name: sl.Name, MTUCredits: cfg.credits(cfg.MTUFlits(i)), SBTWeight: sl.SBTWeight})
 	}
-	p.schedCfg = sc
+	p.schedCfg = cfg.schedConfig(tables)
+	p.preempt, p.preemptable = cfg.QoS.preemptionMatrix()
+	p.preemptMin = int32(cfg.QoS.Preemption.MinFlits)
 	p.tableView = cfg.QoS.SchedulerView == ViewTable || cfg.QoS.SchedulerView == ViewTableFeedback
 	p.feedback = cfg.QoS.SchedulerView == ViewTableFeedback
 	return p
+}
+
+// schedConfig is what the output schedulers are built from (but the
+// arbitration table, Config.Table, which dtableFor gives).
+func (cfg *Config) schedConfig(tables qos.Tables) sched.Config {
+	q := &cfg.QoS
+	sc := sched.Config{NumVLs: cfg.Switch.VLs, Tables: tables, VLArb: sched.VLArbConfig{
+		High: vlarbEntries(q.VLArbHigh), Low: vlarbEntries(q.VLArbLow), HighLimit: q.VLArbHighLimit},
+		Counters:     sched.Counters{Bits: q.CounterBits, Wrap: q.CounterOverflow == OverflowWrap},
+		TableEntries: q.TableEntries}
+	for i, sl := range q.SLs {
+		sc.SLs = append(sc.SLs, sched.SL{Name: sl.Name, MTUCredits: cfg.credits(cfg.MTUFlits(i)), SBTWeight: sl.SBTWeight})
+	}
+	return sc
 }
 
 // vlarbEntries converts qos.vlarb_high or qos.vlarb_low to table entries.
@@ -126,6 +147,25 @@ func (p *params) newScheduler() sched.Scheduler {
 		panic(err) // Validate checked the name; a factory error here is a bug
 	}
 	return s
+}
+
+// shareSchedulers gives the output ports of one switch, outputs, the
+// schedulers of a scheduler that builds a switch's ports together
+// (sched.Registration.PerSwitch: sbt_switch's one table per switch), in
+// place of the lone instances newOutputPort gave them; other schedulers
+// keep one instance per port. The ports' schedulers share no mutable
+// state (sched.SwitchFactory), so each port stays a component of its own.
+func (p *params) shareSchedulers(outputs []*outputPort) {
+	if !p.schedulers.PerSwitch(p.schedName) {
+		return
+	}
+	s, err := p.schedulers.NewSwitch(p.schedName, p.schedCfg, len(outputs))
+	if err != nil {
+		panic(err) // prepare built one with the same config; a factory error here is a bug
+	}
+	for q, o := range outputs {
+		o.sched = s[q]
+	}
 }
 
 // inWindow tells whether cycle t is inside the measurement window.

@@ -43,7 +43,7 @@ func TestDTablePaperMix(t *testing.T) {
 // tested in package actors) and checks conservation and that every SL is
 // served.
 func TestEverySchedulerConserves(t *testing.T) {
-	for _, s := range []string{"rr", "rr_vl", "rr_burst", "sbt", "sbt_strict", "dtable", "dtable_sc", "strict", "wrr", "drr", "vlarb"} {
+	for _, s := range []string{"rr", "rr_vl", "rr_burst", "sbt", "sbt_switch", "sbt_strict", "dtable", "dtable_sc", "strict", "wrr", "drr", "vlarb"} {
 		cfg := paperMix(t, s, 0.8)
 		cfg.Cycles, cfg.Warmup = 20000, 5000
 		_, r := run(t, cfg)

@@ -82,6 +82,7 @@ type release struct {
 	At      clock.Cycle
 	VL      int32
 	Credits int32
+	ID      uint64 // the departing packet (a preempted packet's release moves)
 }
 
 type releases struct {

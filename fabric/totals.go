@@ -16,10 +16,41 @@ type Totals struct {
 	// ready yet).
 	SwitchDecisions, SwitchWasted, WastedNotReady int64
 	NICDecisions, NICWasted                       int64
+	// Link cycles idled by the schedulers (decision.go: free link, a head
+	// eligible, no decision sending), and the schedulers counted: switch
+	// output ports and NICs.
+	SwitchSchedulerIdle, NICSchedulerIdle int64
+	Schedulers                            int
 	// Messages NICs did not queue (traffic.max_queued_packets), their
 	// flits, and the first cycle one was (-1: none).
 	ThrottledMessages, ThrottledFlits int64
 	FirstThrottle                     clock.Cycle
+	// Packet preemption (qos.preemption), on switch and NIC links: packets
+	// interrupted, by [preempting SL][interrupted SL], and link cycles held
+	// by a packet whose next flit had not arrived (txLink.HoleCycles).
+	Preemptions       int64
+	PreemptionsByPair [][]int64
+	HoleCycles        int64
+}
+
+// addLink adds a link sender's preemption counters.
+func (t *Totals) addLink(l *txLink) {
+	t.Preemptions += l.Preemptions
+	t.HoleCycles += l.HoleCycles
+	if l.ByPair == nil {
+		return
+	}
+	if t.PreemptionsByPair == nil {
+		t.PreemptionsByPair = make([][]int64, len(l.ByPair))
+		for i := range t.PreemptionsByPair {
+			t.PreemptionsByPair[i] = make([]int64, len(l.ByPair))
+		}
+	}
+	for a := range l.ByPair {
+		for b, c := range l.ByPair[a] {
+			t.PreemptionsByPair[a][b] += c
+		}
+	}
 }
 
 // NICTotals is what one NIC contributes to the run's digest: the hash of
@@ -42,6 +73,9 @@ func (n *Network) Totals() Totals {
 			t.CreditStallCycles += op.StallCycles
 			t.SwitchDecisions, t.SwitchWasted = t.SwitchDecisions+op.Decisions, t.SwitchWasted+op.WastedDecisions
 			t.WastedNotReady += op.WastedNotReady
+			t.addLink(&op.lk)
+			t.SwitchSchedulerIdle += op.dec.IdleCycles
+			t.Schedulers++
 		}
 	}
 	for _, nic := range n.nics {
@@ -50,6 +84,9 @@ func (n *Network) Totals() Totals {
 		t.DroppedPackets += nic.DroppedPackets
 		t.DeliveredFlits += nic.DeliveredFlits
 		t.NICDecisions, t.NICWasted = t.NICDecisions+nic.Decisions, t.NICWasted+nic.WastedDecisions
+		t.addLink(&nic.lk)
+		t.NICSchedulerIdle += nic.dec.IdleCycles
+		t.Schedulers++
 		if nic.Throttled > 0 {
 			t.ThrottledMessages, t.ThrottledFlits = t.ThrottledMessages+nic.Throttled, t.ThrottledFlits+nic.ThrottledFlits
 			if t.FirstThrottle < 0 || nic.FirstThrottle < t.FirstThrottle {

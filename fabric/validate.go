@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/opasim/opasim/fabric/dtable"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
 	"github.com/opasim/opasim/problem"
@@ -31,6 +32,9 @@ func (c *Config) Validate(schedulers *sched.Registry) error {
 	c.validateTrace(&p)
 	if len(p) == 0 {
 		c.validateBuffers(&p)
+	}
+	if len(p) == 0 {
+		c.validateSchedulerFits(&p, schedulers)
 	}
 	if len(p) == 0 {
 		return nil
@@ -156,6 +160,154 @@ func (c *Config) validateQoS(p *Problems, schedulers *sched.Registry) {
 	}
 	c.validateSLs(p, derivesTable)
 	c.validateVLArb(p)
+	c.validatePreemption(p)
+	c.validateHardware(p)
+}
+
+// validatePreemption checks qos.preemption: every key and value names an SL
+// of qos.sls, no SL preempts itself, the relation has no cycle (a packet
+// could otherwise be interrupted for ever in turn), min_flits is at least 1,
+// and the switch's latencies let news of a late tail overtake the tail
+// (preempt.go): with λ = floor(AT/2), λ ≤ sb_in + x_mport and
+// 2λ ≤ sb_in + x_mport + x_central + sb_out.
+func (c *Config) validatePreemption(p *Problems) {
+	q := &c.QoS.Preemption
+	if !q.Enabled() {
+		if q.MinFlits != 0 {
+			p.NotAllowed("qos.preemption.min_flits", q.MinFlits, "must be 0 when qos.preemption.preempts is empty")
+		}
+		return
+	}
+	idx := map[string]int{}
+	var names []string
+	for i, sl := range c.QoS.SLs {
+		idx[sl.Name] = i
+		names = append(names, sl.Name)
+	}
+	known := "must name an SL of qos.sls: " + strings.Join(names, ", ")
+	edges := map[int][]int{}
+	for _, a := range sortedKeys(q.Preempts) {
+		ia, ok := idx[a]
+		if !ok {
+			p.NotAllowed("qos.preemption.preempts", fmt.Sprintf("%q", a), known)
+			continue
+		}
+		for i, b := range q.Preempts[a] {
+			f := fmt.Sprintf("qos.preemption.preempts.%s[%d]", a, i)
+			ib, ok := idx[b]
+			switch {
+			case !ok:
+				p.NotAllowed(f, fmt.Sprintf("%q", b), known)
+			case ib == ia:
+				p.NotAllowed(f, fmt.Sprintf("%q", b), "must be another SL than "+a+" (an SL does not preempt itself)")
+			default:
+				edges[ia] = append(edges[ia], ib)
+			}
+		}
+	}
+	if cyc := preemptionCycle(edges, len(names)); cyc != nil {
+		var path []string
+		for _, i := range cyc {
+			path = append(path, names[i])
+		}
+		p.NotAllowed("qos.preemption.preempts", strings.Join(path, " > "),
+			"must have no cycle (SLs preempting each other in turn could interrupt a packet for ever)")
+	}
+	if q.MinFlits < 1 {
+		p.NotAllowed("qos.preemption.min_flits", q.MinFlits, "must be at least 1 (flits an interrupted packet has sent)")
+	}
+	l := &c.Switch.Latency
+	lambda := l.AT / 2
+	if lambda > l.SBIn+l.XMPort || 2*lambda > l.SBIn+l.XMPort+l.XCentral+l.SBOut {
+		p.NotAllowed("switch.latency", fmt.Sprintf("at %d, sb_in %d, x_mport %d, x_central %d, sb_out %d", l.AT, l.SBIn, l.XMPort, l.XCentral, l.SBOut),
+			"with qos.preemption, floor(at/2) must be at most sb_in + x_mport, and twice it at most sb_in + x_mport + x_central + sb_out (news of a late tail must overtake the tail)")
+	}
+}
+
+// preemptionCycle returns a cycle of the relation edges over n SLs, or nil.
+func preemptionCycle(edges map[int][]int, n int) []int {
+	state := make([]int, n) // 0 new, 1 on the path, 2 done
+	var path []int
+	var visit func(v int) []int
+	visit = func(v int) []int {
+		state[v] = 1
+		path = append(path, v)
+		for _, w := range edges[v] {
+			if state[w] == 1 {
+				for i, x := range path {
+					if x == w {
+						return append(append([]int{}, path[i:]...), w)
+					}
+				}
+			}
+			if state[w] == 0 {
+				if c := visit(w); c != nil {
+					return c
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[v] = 2
+		return nil
+	}
+	for v := 0; v < n; v++ {
+		if state[v] == 0 {
+			if c := visit(v); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
+
+}
+
+// validateHardware checks the schedulers' hardware constraints
+// (docs/schedulers.md, "Hardware constraints"). Whether a table and its
+// weights fit them is the scheduler's check, when the network is built.
+func (c *Config) validateHardware(p *Problems) {
+	q := &c.QoS
+	if q.DecisionCycles < 0 || q.DecisionCycles > MaxDecisionCycles {
+		p.NotAllowed("qos.decision_cycles", q.DecisionCycles, fmt.Sprintf("must be in [1, %d] cycles (0 or absent: 1)", MaxDecisionCycles))
+	}
+	if q.CounterBits < 0 || q.CounterBits > sched.MaxCounterBits {
+		p.NotAllowed("qos.counter_bits", q.CounterBits, fmt.Sprintf("must be in [0, %d] (0: unlimited)", sched.MaxCounterBits))
+	}
+	if q.CounterOverflow != "" && q.CounterOverflow != OverflowSaturate && q.CounterOverflow != OverflowWrap {
+		p.NotAllowed("qos.counter_overflow", fmt.Sprintf("%q", q.CounterOverflow), "must be one of: saturate, wrap")
+	}
+	if q.TableEntries < 0 {
+		p.NotAllowed("qos.table_entries", q.TableEntries, "must be at least 0 (0: no limit)")
+	}
+	if q.DecisionCycles > 1 && q.Preemption.Enabled() {
+		p.NotAllowed("qos.decision_cycles", q.DecisionCycles,
+			"must be 1 (or absent) with qos.preemption: how long a preemption decision takes is not modelled")
+	}
+}
+
+// validateSchedulerFits builds the scheduler once, when qos.counter_bits
+// or qos.table_entries constrain it, to refuse a table or a weight that
+// does not fit them before the run (the scheduler's factory says which).
+// A table from qos.dtable_file is checked when the run reads it, at Build.
+func (c *Config) validateSchedulerFits(p *Problems, schedulers *sched.Registry) {
+	q := &c.QoS
+	if q.CounterBits == 0 && q.TableEntries == 0 {
+		return
+	}
+	sc := c.schedConfig(c.SCTables())
+	if schedulers.NeedsTable(q.Scheduler) {
+		if q.DTableFile != "" {
+			return
+		}
+		res, err := dtable.Configure(c.DTableRequest())
+		if err != nil {
+			return // reported by Build, with the DTable configuration's own problems
+		}
+		sc.Table = res.Table
+	}
+	if _, err := schedulers.New(q.Scheduler, sc); err != nil {
+		p.NotAllowed("qos.counter_bits, qos.table_entries", fmt.Sprintf("%d, %d", q.CounterBits, q.TableEntries),
+			fmt.Sprintf("the %s scheduler's weights and tables must fit them: %v", q.Scheduler, err))
+	}
 }
 
 // validateVLArb checks the vlarb scheduler's keys, whichever scheduler
@@ -347,7 +499,7 @@ func (c *Config) validateTrace(p *Problems) {
 	}
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -38,6 +38,13 @@ const (
 	// KindCancel: the source of Slot withdraws its request (another of its
 	// VLs has a packet ready); answered by a refusal unless already granted.
 	KindCancel
+	// KindTail: the tail of packet Pkt.ID comes later than its receiver was
+	// told, because a packet preempted it on a link upstream (qos.preemption).
+	// On a link Pkt.Tail is the tail's new arrival cycle; between the
+	// buffers of a switch TailAvail is when the tail is now available at the
+	// source, Slot the request slot at the destination and VL the
+	// destination's VL (or central lane).
+	KindTail
 )
 
 func (k Kind) String() string {
@@ -54,6 +61,8 @@ func (k Kind) String() string {
 		return "nack"
 	case KindCancel:
 		return "cancel"
+	case KindTail:
+		return "tail"
 	}
 	return "unknown"
 }

@@ -157,6 +157,9 @@ type groupCopy struct {
 	ports          []fabric.PortSnapshot // PortDetail only
 	decisions      int64                 // output scheduler decisions (switch ports or NICs)
 	wasted         int64                 // of which wasted (table view)
+	preemptions    int64                 // packets interrupted on the group's links
+	holes          int64                 // link cycles held for a late flit
+	idle           int64                 // link cycles the schedulers idled (qos.decision_cycles, wasted decisions)
 	injFlits       []int64
 	injMsgs        []int64
 	delFlits       []int64
@@ -174,7 +177,8 @@ func (r *runState) publish(g int, s *groupSlot) {
 	defer s.mu.Unlock()
 	p := &s.pub
 	p.steps = s.steps
-	p.decisions, p.wasted = sn.Decisions, sn.WastedDecisions
+	p.decisions, p.wasted, p.idle = sn.Decisions, sn.WastedDecisions, sn.SchedulerIdleCycles
+	p.preemptions, p.holes = sn.Preemptions, sn.HoleCycles
 	if sn.Kind == "switch" {
 		p.occ, p.capacity, p.stall = sn.Occupancy, sn.Capacity, sn.StallCycles
 		for st := range p.occVL {

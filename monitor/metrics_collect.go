@@ -20,6 +20,8 @@ type descs struct {
 	occ, capacity, occVL, stall, step, barrier        *prometheus.Desc
 	portOcc, portStall, portGrants                    *prometheus.Desc
 	decisions, wasted, portDecisions, portWasted      *prometheus.Desc
+	preemptions, holes, portPreemptions               *prometheus.Desc
+	idle, portIdle                                    *prometheus.Desc
 }
 
 func newDescs() descs {
@@ -57,6 +59,14 @@ func newDescs() descs {
 			"Output scheduler decisions whose pick could not send, so the link idled a cycle (qos.scheduler_view table or table_feedback; 0 with eligible).", "group", "scheduler"),
 		portDecisions: d("port_scheduler_decisions_total", "Decisions of a port's output scheduler (--metrics-detail port).", "switch", "port"),
 		portWasted:    d("port_scheduler_wasted_decisions_total", "Wasted decisions of a port's output scheduler (--metrics-detail port).", "switch", "port"),
+		preemptions: d("preemptions_total",
+			"Packets interrupted on a link by a packet of an SL allowed to preempt theirs (qos.preemption), over the switch output ports or the NICs.", "group"),
+		holes: d("preemption_hole_cycles_total",
+			"Link cycles held by a packet whose next flit had not arrived, its tail made late by a preemption upstream (qos.preemption).", "group"),
+		portPreemptions: d("port_preemptions_total", "Packets interrupted on a port's output link (qos.preemption; --metrics-detail port).", "switch", "port"),
+		idle: d("scheduler_idle_cycles_total",
+			"Link cycles the output schedulers idled: a link free and a packet that can leave, but no decision sending it (a decision not complete, qos.decision_cycles, or a wasted one), over the switch output ports or the NICs.", "group", "scheduler"),
+		portIdle: d("port_scheduler_idle_cycles_total", "Link cycles a port's output scheduler idled (--metrics-detail port).", "switch", "port"),
 	}
 }
 
@@ -64,7 +74,7 @@ func (d *descs) all() []*prometheus.Desc {
 	return []*prometheus.Desc{d.cycle, d.cycles, d.warmup, d.speed, d.nics, d.load, d.injFlits, d.injMsgs,
 		d.delFlits, d.delMsgs, d.lat, d.netLat, d.confShare, d.delShare, d.grants, d.occ, d.capacity, d.occVL,
 		d.stall, d.step, d.barrier, d.portOcc, d.portStall, d.portGrants, d.decisions, d.wasted, d.portDecisions,
-		d.portWasted}
+		d.portWasted, d.idle, d.portIdle, d.preemptions, d.holes, d.portPreemptions}
 }
 
 // Describe sends every metric Metrics may export.
@@ -173,6 +183,8 @@ func (r *runState) collectSwitch(e emitter, s *groupSlot) {
 		e.counter(e.d.portStall, ps.StallCycles, sw, port)
 		e.counter(e.d.portDecisions, ps.Decisions, sw, port)
 		e.counter(e.d.portWasted, ps.WastedDecisions, sw, port)
+		e.counter(e.d.portPreemptions, ps.Preemptions, sw, port)
+		e.counter(e.d.portIdle, ps.SchedulerIdleCycles, sw, port)
 		for sl, n := range ps.GrantsBySL {
 			if sl < len(r.slNames) {
 				e.counter(e.d.portGrants, n, sw, port, r.slNames[sl])
@@ -188,13 +200,15 @@ type totals struct {
 	occVL                                                [fabric.Stages][]int64
 	grants                                               []int64
 	steps                                                []wallHist // per kind
-	decisions, wasted                                    []int64    // per kind
+	decisions, wasted, idle                              []int64    // per kind
+	preemptions, holes                                   []int64    // per kind
 }
 
 func newTotals(sls, vls, kinds int) *totals {
 	v := func() []int64 { return make([]int64, sls) }
 	t := &totals{injFlits: v(), injMsgs: v(), delFlits: v(), delMsgs: v(), latSum: v(), netSum: v(), grants: v(),
-		steps: make([]wallHist, kinds), decisions: make([]int64, kinds), wasted: make([]int64, kinds)}
+		steps: make([]wallHist, kinds), decisions: make([]int64, kinds), wasted: make([]int64, kinds), idle: make([]int64, kinds),
+		preemptions: make([]int64, kinds), holes: make([]int64, kinds)}
 	for range sls {
 		t.lat = append(t.lat, make([]int64, len(fabric.LatencyBounds)+1))
 		t.netLat = append(t.netLat, make([]int64, len(fabric.LatencyBounds)+1))
@@ -212,6 +226,9 @@ func (t *totals) add(r *runState, s *groupSlot) {
 	t.steps[k].merge(&p.steps)
 	t.decisions[k] += p.decisions
 	t.wasted[k] += p.wasted
+	t.preemptions[k] += p.preemptions
+	t.holes[k] += p.holes
+	t.idle[k] += p.idle
 	for st := range p.occVL {
 		addTo(t.occVL[st], p.occVL[st])
 	}
@@ -264,5 +281,8 @@ func (r *runState) collectTotals(e emitter, t *totals) {
 		e.histogram(e.d.step, h.n[:], wallBounds, h.sum.Seconds(), kind)
 		e.counter(e.d.decisions, t.decisions[k], kind, r.scheduler)
 		e.counter(e.d.wasted, t.wasted[k], kind, r.scheduler)
+		e.counter(e.d.preemptions, t.preemptions[k], kind)
+		e.counter(e.d.holes, t.holes[k], kind)
+		e.counter(e.d.idle, t.idle[k], kind, r.scheduler)
 	}
 }

@@ -40,3 +40,55 @@ func TestSchedulerDecisionMetrics(t *testing.T) {
 		t.Errorf("per-port decisions %g (wasted %g), switch group total %g (wasted %g)", portDecisions, portWasted, sw, swWasted)
 	}
 }
+
+// TestPreemptionMetrics: with qos.preemption, the preemption counters agree
+// with the results (both cover the whole run, switch ports and NICs), and
+// the per-port series add up to the switch group's.
+func TestPreemptionMetrics(t *testing.T) {
+	cfg := smallTree(3000)
+	cfg.Engine, cfg.Traffic.Load = "sequential", 0.9
+	cfg.QoS.Preemption = fabric.PreemptionConfig{MinFlits: 4,
+		Preempts: map[string][]string{"VO": {"VI", "CL", "BE", "BK"}, "VI": {"CL", "BE", "BK"}}}
+	m, res := observedRun(t, cfg, MetricsOptions{PortDetail: true})
+	all := simulated(t, m)
+	var ports float64
+	for k, v := range all {
+		if strings.HasPrefix(k, "opasim_port_preemptions_total{") {
+			ports += v
+		}
+	}
+	sw, nic := all["opasim_preemptions_total{group=switch}"], all["opasim_preemptions_total{group=nics}"]
+	holes := all["opasim_preemption_hole_cycles_total{group=switch}"] + all["opasim_preemption_hole_cycles_total{group=nics}"]
+	if res.Preemption == nil || sw+nic != float64(res.Preemption.Preemptions) || holes != float64(res.Preemption.HoleCycles) {
+		t.Errorf("metrics: %g + %g packets interrupted, %g hole cycles; results %+v", sw, nic, holes, res.Preemption)
+	}
+	if sw == 0 || nic == 0 || ports != sw {
+		t.Errorf("switch ports %g (per port %g), NICs %g: want some on both, the ports adding up", sw, ports, nic)
+	}
+}
+
+// TestSchedulerIdleMetrics: with qos.decision_cycles 24 (longer than the
+// 16-flit packets) the schedulers idle their links; the idle-cycle
+// counters agree with the results, and the per-port series add up to the
+// switch group's total.
+func TestSchedulerIdleMetrics(t *testing.T) {
+	cfg := smallTree(3000)
+	cfg.Engine, cfg.QoS.DecisionCycles = "sequential", 24
+	m, res := observedRun(t, cfg, MetricsOptions{PortDetail: true})
+	all := simulated(t, m)
+	var idle, portIdle float64
+	for k, v := range all {
+		switch {
+		case strings.HasPrefix(k, "opasim_scheduler_idle_cycles_total{"):
+			idle += v
+		case strings.HasPrefix(k, "opasim_port_scheduler_idle_cycles_total{"):
+			portIdle += v
+		}
+	}
+	if idle == 0 || idle != float64(res.SchedulerIdleCycles) {
+		t.Errorf("metrics: %g idle cycles; results %d (want the same, above 0)", idle, res.SchedulerIdleCycles)
+	}
+	if sw := all["opasim_scheduler_idle_cycles_total{group=switch,scheduler=rr}"]; portIdle != sw || sw != float64(res.SwitchSchedulerIdleCycles) {
+		t.Errorf("per-port idle cycles %g, switch group %g, results %d", portIdle, sw, res.SwitchSchedulerIdleCycles)
+	}
+}

@@ -145,3 +145,41 @@ func TestVLArbKeys(t *testing.T) {
 		t.Errorf("SL 9: %v, want %q", err, want)
 	}
 }
+
+// TestHardwareConstraintKeys: qos.decision_cycles, counter_bits,
+// counter_overflow and table_entries are read from YAML, and values out of
+// range are refused all at once, each naming its key, value and range.
+func TestHardwareConstraintKeys(t *testing.T) {
+	cfg := fabric.Default()
+	yaml := "qos:\n  decision_cycles: 8\n  counter_bits: 12\n  counter_overflow: wrap\n  table_entries: 64\n"
+	if err := DecodeConfig([]byte(yaml), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if q := cfg.QoS; q.DecisionCycles != 8 || q.CounterBits != 12 || q.CounterOverflow != fabric.OverflowWrap || q.TableEntries != 64 {
+		t.Errorf("decoded %+v", q)
+	}
+	if err := cfg.Validate(sched.Default()); err != nil {
+		t.Errorf("refused: %v", err)
+	}
+	cfg = fabric.Default()
+	bad := "qos:\n  decision_cycles: 1025\n  counter_bits: 64\n  counter_overflow: clamp\n  table_entries: -1\n"
+	if err := DecodeConfig([]byte(bad), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	err := cfg.Validate(sched.Default())
+	for _, want := range []string{
+		"qos.decision_cycles: 1025 is not allowed: must be in [1, 1024]",
+		"qos.counter_bits: 64 is not allowed: must be in [0, 63]",
+		`qos.counter_overflow: "clamp" is not allowed: must be one of: saturate, wrap`,
+		"qos.table_entries: -1 is not allowed: must be at least 0",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v; want %q", err, want)
+		}
+	}
+	cfg = fabric.Default()
+	cfg.QoS.DecisionCycles = -1
+	if err := cfg.Validate(sched.Default()); err == nil || !strings.Contains(err.Error(), "qos.decision_cycles: -1") {
+		t.Errorf("decision_cycles -1: %v", err)
+	}
+}

@@ -31,6 +31,8 @@ func FuzzConfig(f *testing.F) {
 		"a: &a [1, 1]\nb: &b [*a, *a]\nqos: {sc2vl: *b}\n",
 		"<<: {cycles: 5}\ntopology: &t {kind: tree}\n",
 		"cycles: " + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "\n",
+		"cycles: 2000\nwarmup: 0\nqos: {scheduler: dtable, decision_cycles: 30, counter_bits: 5, counter_overflow: wrap, table_entries: 3}\n",
+		"cycles: 2000\nwarmup: 0\nqos: {scheduler: drr, decision_cycles: 3, counter_bits: 63, counter_overflow: saturate}\n",
 	} {
 		f.Add([]byte(s))
 	}

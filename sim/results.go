@@ -40,46 +40,56 @@ type SeriesPoint struct {
 
 // Results is the self-describing outcome of a run (the results JSON).
 type Results struct {
-	Config               fabric.Config  `json:"config"`
-	Seed                 uint64         `json:"seed"`
-	Engine               string         `json:"engine"`
-	Partitions           int            `json:"partitions,omitempty"` // the actor engine's partitions (the results do not depend on them)
-	Topology             string         `json:"topology"`             // the network run: preset, kind, shape, routing
-	Switches             int            `json:"switches"`
-	NICs                 int            `json:"nics"`
-	CycleNs              float64        `json:"cycle_ns"`
-	SimulatedCycles      int64          `json:"simulated_cycles"`
-	MeasuredCycles       int64          `json:"measured_cycles"`
-	Interrupted          bool           `json:"interrupted"`
-	Blocked              bool           `json:"blocked"`              // the watchdog stopped the run
-	PartialDeadlock      bool           `json:"partial_deadlock"`     // it stopped it for buffers whose heads did not move while others did
-	Stuck                []string       `json:"stuck,omitempty"`      // what it found blocked
-	UndeliveredPackets   int64          `json:"undelivered_packets"`  // generated, not dropped, not yet delivered at the end
-	DroppedPackets       int64          `json:"dropped_packets"`      // dropped from application queues at traffic.stop_cycle
-	ThrottledMessages    int64          `json:"throttled_messages"`   // generated but not queued: application queues full (traffic.max_queued_packets)
-	FirstThrottleCycle   int64          `json:"first_throttle_cycle"` // when the first was; -1: never
-	MaxQueuedPackets     int            `json:"max_queued_packets"`   // the bound in force per NIC
-	OfferedLoad          float64        `json:"offered_load"`
-	AcceptedThroughput   float64        `json:"accepted_throughput"`
-	DeliveredFlits       int64          `json:"delivered_flits"`
-	Latency              LatencySummary `json:"latency"`
-	NetworkLatency       LatencySummary `json:"network_latency"`
-	PerSL                []SLResult     `json:"per_sl"`
-	Series               []SeriesPoint  `json:"series,omitempty"` // accepted throughput per series_cycles interval
-	CreditStallCycles    int64          `json:"credit_stall_cycles"`
-	SchedulerDecisions   int64          `json:"scheduler_decisions"`        // output scheduler decisions, switch ports and NICs, whole run
-	SchedulerWasted      int64          `json:"scheduler_wasted"`           // those whose head could not send (table view only)
-	WastedNotReady       int64          `json:"scheduler_wasted_not_ready"` // wasted on a head not ready yet (the rest lacked credits)
-	SchedulerHitRate     float64        `json:"scheduler_hit_rate"`         // 1 - wasted/decisions; 1 in the eligible view
-	SwitchHitRate        float64        `json:"switch_scheduler_hit_rate"`  // the same over switch output ports only
-	NICHitRate           float64        `json:"nic_scheduler_hit_rate"`     // and over NICs only
-	ConservationOK       bool           `json:"conservation_ok"`
-	ConservationProblems []string       `json:"conservation_problems,omitempty"`
-	Digest               string         `json:"digest"`
-	WallSeconds          float64        `json:"wall_seconds"`
-	CyclesPerSecond      float64        `json:"cycles_per_second"`
-	FlitsPerSecond       float64        `json:"flits_per_second"`
-	Trace                *TraceResult   `json:"trace,omitempty"` // the trace replay, when trace.file names one
+	Config             fabric.Config  `json:"config"`
+	Seed               uint64         `json:"seed"`
+	Engine             string         `json:"engine"`
+	Partitions         int            `json:"partitions,omitempty"` // the actor engine's partitions (the results do not depend on them)
+	Topology           string         `json:"topology"`             // the network run: preset, kind, shape, routing
+	Switches           int            `json:"switches"`
+	NICs               int            `json:"nics"`
+	CycleNs            float64        `json:"cycle_ns"`
+	SimulatedCycles    int64          `json:"simulated_cycles"`
+	MeasuredCycles     int64          `json:"measured_cycles"`
+	Interrupted        bool           `json:"interrupted"`
+	Blocked            bool           `json:"blocked"`              // the watchdog stopped the run
+	PartialDeadlock    bool           `json:"partial_deadlock"`     // it stopped it for buffers whose heads did not move while others did
+	Stuck              []string       `json:"stuck,omitempty"`      // what it found blocked
+	UndeliveredPackets int64          `json:"undelivered_packets"`  // generated, not dropped, not yet delivered at the end
+	DroppedPackets     int64          `json:"dropped_packets"`      // dropped from application queues at traffic.stop_cycle
+	ThrottledMessages  int64          `json:"throttled_messages"`   // generated but not queued: application queues full (traffic.max_queued_packets)
+	FirstThrottleCycle int64          `json:"first_throttle_cycle"` // when the first was; -1: never
+	MaxQueuedPackets   int            `json:"max_queued_packets"`   // the bound in force per NIC
+	OfferedLoad        float64        `json:"offered_load"`
+	AcceptedThroughput float64        `json:"accepted_throughput"`
+	DeliveredFlits     int64          `json:"delivered_flits"`
+	Latency            LatencySummary `json:"latency"`
+	NetworkLatency     LatencySummary `json:"network_latency"`
+	PerSL              []SLResult     `json:"per_sl"`
+	Series             []SeriesPoint  `json:"series,omitempty"` // accepted throughput per series_cycles interval
+	CreditStallCycles  int64          `json:"credit_stall_cycles"`
+	SchedulerDecisions int64          `json:"scheduler_decisions"`        // output scheduler decisions, switch ports and NICs, whole run
+	SchedulerWasted    int64          `json:"scheduler_wasted"`           // those whose head could not send (table view only)
+	WastedNotReady     int64          `json:"scheduler_wasted_not_ready"` // wasted on a head not ready yet (the rest lacked credits)
+	SchedulerHitRate   float64        `json:"scheduler_hit_rate"`         // 1 - wasted/decisions; 1 in the eligible view
+	SwitchHitRate      float64        `json:"switch_scheduler_hit_rate"`  // the same over switch output ports only
+	NICHitRate         float64        `json:"nic_scheduler_hit_rate"`     // and over NICs only
+	// Decisions per scheduler per cycle: scheduler_decisions over (switch
+	// output ports + NICs) × simulated cycles, whole run like the counts.
+	DecisionsPerCycle float64 `json:"scheduler_decisions_per_cycle"`
+	// Link cycles idled by the schedulers themselves: a link free, a head
+	// that could be sent, no decision sending it (a decision not complete
+	// yet under qos.decision_cycles, or a wasted one); whole run.
+	SchedulerIdleCycles       int64             `json:"scheduler_idle_cycles"`
+	SwitchSchedulerIdleCycles int64             `json:"switch_scheduler_idle_cycles"`
+	NICSchedulerIdleCycles    int64             `json:"nic_scheduler_idle_cycles"`
+	Preemption                *PreemptionResult `json:"preemption,omitempty"` // with qos.preemption
+	ConservationOK            bool              `json:"conservation_ok"`
+	ConservationProblems      []string          `json:"conservation_problems,omitempty"`
+	Digest                    string            `json:"digest"`
+	WallSeconds               float64           `json:"wall_seconds"`
+	CyclesPerSecond           float64           `json:"cycles_per_second"`
+	FlitsPerSecond            float64           `json:"flits_per_second"`
+	Trace                     *TraceResult      `json:"trace,omitempty"` // the trace replay, when trace.file names one
 }
 
 // Measure makes the results of a run: the network's counters after the
@@ -129,6 +139,12 @@ func Measure(n *fabric.Network, o Outcome) *Results {
 	r.SchedulerDecisions, r.SchedulerWasted = tot.SwitchDecisions+tot.NICDecisions, tot.SwitchWasted+tot.NICWasted
 	r.SchedulerHitRate = fabric.HitRate(r.SchedulerDecisions, r.SchedulerWasted)
 	r.SwitchHitRate, r.NICHitRate = fabric.HitRate(tot.SwitchDecisions, tot.SwitchWasted), fabric.HitRate(tot.NICDecisions, tot.NICWasted)
+	r.Preemption = preemptionResult(&cfg, &tot)
+	r.SwitchSchedulerIdleCycles, r.NICSchedulerIdleCycles = tot.SwitchSchedulerIdle, tot.NICSchedulerIdle
+	r.SchedulerIdleCycles = tot.SwitchSchedulerIdle + tot.NICSchedulerIdle
+	if tot.Schedulers > 0 && o.Reached > 0 {
+		r.DecisionsPerCycle = float64(r.SchedulerDecisions) / float64(tot.Schedulers) / float64(o.Reached)
+	}
 	problems := n.CheckConservation(o.InFlight)
 	r.ConservationOK, r.ConservationProblems = len(problems) == 0, problems
 	r.Digest = digest(o.Reached, &tot)
@@ -185,4 +201,29 @@ func series(st *fabric.Stats, interval, reached int64, nics int) []SeriesPoint {
 		out = append(out, p)
 	}
 	return out
+}
+
+// PreemptionResult counts the packet preemptions of a run (qos.preemption)
+// on every link, switch ports and NICs, whole run.
+type PreemptionResult struct {
+	Preemptions int64            `json:"preemptions"` // packets interrupted
+	ByPair      map[string]int64 `json:"by_pair"`     // "A>B": packets of SL B interrupted by SL A
+	// Link cycles held by a packet whose next flit had not arrived: its tail
+	// made late by a preemption upstream, the link sends nothing then.
+	HoleCycles int64 `json:"hole_cycles"`
+}
+
+func preemptionResult(cfg *fabric.Config, tot *fabric.Totals) *PreemptionResult {
+	if !cfg.QoS.Preemption.Enabled() {
+		return nil
+	}
+	r := &PreemptionResult{Preemptions: tot.Preemptions, HoleCycles: tot.HoleCycles, ByPair: map[string]int64{}}
+	for a, row := range tot.PreemptionsByPair {
+		for b, c := range row {
+			if c > 0 {
+				r.ByPair[cfg.QoS.SLs[a].Name+">"+cfg.QoS.SLs[b].Name] = c
+			}
+		}
+	}
+	return r
 }

@@ -35,9 +35,10 @@ var schedulerGlyphs = map[string]draw.GlyphDrawer{
 	"dtable": draw.CircleGlyph{}, "sbt": draw.SquareGlyph{}, "rr": draw.CrossGlyph{},
 	"sbt_strict": draw.TriangleGlyph{}, "rr_vl": draw.PlusGlyph{}, "rr_burst": draw.PyramidGlyph{},
 	"strict": draw.BoxGlyph{}, "wrr": draw.RingGlyph{},
-	"drr":       overlay{draw.BoxGlyph{}, draw.CrossGlyph{}},
-	"vlarb":     overlay{draw.BoxGlyph{}, draw.PlusGlyph{}},
-	"dtable_sc": overlay{draw.RingGlyph{}, draw.PlusGlyph{}},
+	"drr":        overlay{draw.BoxGlyph{}, draw.CrossGlyph{}},
+	"vlarb":      overlay{draw.BoxGlyph{}, draw.PlusGlyph{}},
+	"dtable_sc":  overlay{draw.RingGlyph{}, draw.PlusGlyph{}},
+	"sbt_switch": overlay{draw.SquareGlyph{}, draw.PlusGlyph{}}, // sbt's square: the same decisions
 }
 
 // otherGlyph marks a scheduler schedulerGlyphs does not list.
@@ -65,7 +66,7 @@ func schedulerStyle(sum *Summary, name string) (draw.GlyphDrawer, []vg.Length) {
 
 var schedulerLabels = map[string]string{
 	"dtable": "DTable (DT)", "sbt": "SBT", "sbt_strict": "SBT strict", "rr": "RR", "rr_vl": "RR per VL",
-	"rr_burst": "RR as SBT", "dtable_sc": "DTable per SC",
+	"rr_burst": "RR as SBT", "dtable_sc": "DTable per SC", "sbt_switch": "SBT per switch",
 }
 
 func schedulerLabel(name string) string {

@@ -18,6 +18,8 @@ type runFlags struct {
 	preset, traffic, schedulerView          string
 	trace                                   string
 	traceSL                                 int
+	preempt                                 []string
+	preemptMin                              int
 	ports                                   int
 	load                                    float64
 	cycles, warmup, window                  int64
@@ -56,6 +58,9 @@ func (f *runFlags) registerConfig(fs *pflag.FlagSet) {
 	fs.StringVar(&f.trace, "trace", "", "replay this VEF trace (plain or gzip) beside the synthetic traffic; "+
 		"without --cycles and --warmup the run is bounded only by the trace's end, all of it measured")
 	fs.IntVar(&f.traceSL, "trace-sl", 0, "the SL (index of qos.sls) of the trace's messages (default 0)")
+	fs.StringArrayVar(&f.preempt, "preempt", nil, "packet preemption: SL:SL,SL... lets the first SL interrupt the others' packets on every link "+
+		"(repeat for more SLs; replaces qos.preemption.preempts), e.g. --preempt VO:VI,CL,BE,BK")
+	fs.IntVar(&f.preemptMin, "preempt-min-flits", 0, "flits a packet sends before it may be interrupted (default 16 with --preempt)")
 }
 
 // TraceCycles bounds a --trace run given no --cycles: far beyond any
@@ -101,7 +106,45 @@ func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
 		}
 	})
 	set("trace-sl", func() { cfg.Trace.SL = f.traceSL })
+	if fs.Changed("preempt") {
+		m, err := parsePreempt(f.preempt)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.QoS.Preemption.Preempts = m
+		if cfg.QoS.Preemption.MinFlits == 0 {
+			cfg.QoS.Preemption.MinFlits = DefaultPreemptMinFlits
+		}
+	}
+	set("preempt-min-flits", func() { cfg.QoS.Preemption.MinFlits = f.preemptMin })
 	return cfg, f.contradictions(fs, &cfg)
+}
+
+// DefaultPreemptMinFlits is qos.preemption.min_flits with --preempt and
+// no other value given: one LTP's worth of flits.
+const DefaultPreemptMinFlits = 16
+
+// parsePreempt reads --preempt values, each "SL:SL,SL...", into
+// qos.preemption.preempts (the names are checked with the config).
+func parsePreempt(vals []string) (map[string][]string, error) {
+	m := map[string][]string{}
+	for _, v := range vals {
+		a, bs, ok := strings.Cut(v, ":")
+		a = strings.TrimSpace(a)
+		if !ok || a == "" || strings.TrimSpace(bs) == "" {
+			return nil, fmt.Errorf("--preempt %q: must be SL:SL[,SL...], the SL that interrupts, then those it may interrupt (e.g. VO:BE,BK)", v)
+		}
+		if _, dup := m[a]; dup {
+			return nil, fmt.Errorf("--preempt %q: %s is given twice; list every SL it may interrupt in one --preempt", v, a)
+		}
+		for _, b := range strings.Split(bs, ",") {
+			if b = strings.TrimSpace(b); b == "" {
+				return nil, fmt.Errorf("--preempt %q: an empty SL name after %q", v, a+":")
+			}
+			m[a] = append(m[a], b)
+		}
+	}
+	return m, nil
 }
 
 // contradictions refuses flags that the rest of the config would silently

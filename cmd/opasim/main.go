@@ -49,7 +49,7 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newRunCmd(), newBenchCmd(), newQoSCmd(), newTopoCmd())
 	root.AddCommand(newSweepCmd(), newPlotCmd())
-	root.AddCommand(newTraceCmd())
+	root.AddCommand(newTraceCmd(), newStressCmd())
 	argsAreInput(root)
 	return root
 }

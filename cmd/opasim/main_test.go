@@ -80,6 +80,11 @@ func TestBadInput(t *testing.T) {
 		{"warmup beyond cycles", []string{"run", "--cycles", "100", "--warmup", "200"}, []string{"warmup", "200", "[0, cycles=100)"}},
 		{"unknown flag", []string{"run", "--lod", "0.5"}, []string{"unknown flag", "--lod"}},
 		{"flag of the wrong type", []string{"run", "--load", "high"}, []string{"--load", "high"}},
+		{"preempt without its SLs", []string{"run", "--preempt", "VO"}, []string{"--preempt", `"VO"`, "SL:SL[,SL...]"}},
+		{"preempt of no SL", []string{"run", "--preempt", "VO:XX"}, []string{"qos.preemption.preempts.VO[0]", "XX", "VO, VI, CL, BE, BK"}},
+		{"preempt twice", []string{"run", "--preempt", "VO:BE", "--preempt", "VO:BK"}, []string{"--preempt", "VO is given twice"}},
+		{"preempt in a cycle", []string{"run", "--preempt", "VO:BE", "--preempt", "BE:VO"}, []string{"qos.preemption.preempts", "no cycle"}},
+		{"preempt min flits 0", []string{"run", "--preempt", "VO:BE", "--preempt-min-flits", "0"}, []string{"qos.preemption.min_flits", "0", "at least 1"}},
 	} {
 		expectRefused(t, tc.name, tc.args, tc.want)
 	}
@@ -137,6 +142,35 @@ func TestConfigFileAndFlags(t *testing.T) {
 	c := r.Config
 	if c.Topology.Ports != 16 || c.Traffic.Pattern != "transpose" || c.Traffic.Load != 0.4 || c.Cycles != 3000 || r.NICs != 16 {
 		t.Errorf("effective config %+v", c)
+	}
+}
+
+// TestPreemptFlags: --preempt gives the same run as the config file's
+// qos.preemption, with min_flits 16 unless --preempt-min-flits says
+// otherwise, and the summary counts the packets interrupted.
+func TestPreemptFlags(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "p.yaml")
+	os.WriteFile(cfg, []byte("qos:\n  preemption:\n    preempts:\n      VO: [VI, CL, BE, BK]\n    min_flits: 16\n"), 0o644)
+	base := []string{"run", "--traffic", "paper-mix", "--ports", "16", "--scheduler", "dtable", "--load", "0.9", "--cycles", "4000", "--warmup", "1000"}
+	digest := func(args ...string) string {
+		t.Helper()
+		stdout, stderr, code := opasim(t, append(append([]string{}, base...), args...)...)
+		if code != 0 || !strings.Contains(stdout, "conservation ok") {
+			t.Fatalf("%v: exit %d: %s%s", args, code, stdout, stderr)
+		}
+		if len(args) > 0 && !strings.Contains(stdout, "packets interrupted (VO>") {
+			t.Errorf("%v: no preemption line:\n%s", args, stdout)
+		}
+		d := stdout[strings.Index(stdout, "digest"):]
+		return d[:strings.Index(d, "\n")]
+	}
+	file, flag := digest("--config", cfg), digest("--preempt", "VO:VI,CL,BE,BK")
+	if file != flag {
+		t.Errorf("--preempt gives %q, the config file %q", flag, file)
+	}
+	if none, four := digest(), digest("--preempt", "VO:VI,CL,BE,BK", "--preempt-min-flits", "4"); none == file || four == file {
+		t.Errorf("the same digest without preemption (%q) or with min_flits 4 (%q) as with 16", none, four)
 	}
 }
 

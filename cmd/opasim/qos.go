@@ -27,6 +27,7 @@ type dtableFlags struct {
 	sls       []string
 	file, out string
 	asJSON    bool
+	limit     int // --table-entries: the most entries the hardware holds (0: no limit)
 }
 
 // newDTableCmd applies seed 000's DTable configuration methodology and
@@ -50,6 +51,7 @@ func newDTableCmd() *cobra.Command {
 	fs.StringVar(&o.file, "file", "", "read the request from YAML (entries, gmtu, w, k, sls: [{name, distance, mtu, share}]); --sl adds SLs")
 	fs.BoolVar(&o.asJSON, "json", false, "print JSON instead of a table")
 	fs.StringVar(&o.out, "out", "", "write the arbitration table here, in the form qos.dtable_file loads")
+	fs.IntVar(&o.limit, "table-entries", 0, "the most entries the hardware's table holds (qos.table_entries); without --entries, N is set to it; 0: no limit")
 	return cmd
 }
 
@@ -77,9 +79,18 @@ func (o *dtableFlags) run(cmd *cobra.Command) error {
 		}
 		req.SLs = append(req.SLs, sl)
 	}
+	if o.limit < 0 {
+		return badInput(fmt.Errorf("--table-entries: %d is not allowed: must be at least 0 (0: no limit)", o.limit))
+	}
+	if o.limit > 0 && !cmd.Flags().Changed("entries") && o.file == "" {
+		req.Entries = o.limit // the table uses at most N entries (unused ones are left out)
+	}
 	res, err := dtable.Configure(req)
 	if err != nil {
 		return badInput(err)
+	}
+	if o.limit > 0 && len(res.Table) > o.limit {
+		return badInput(fmt.Errorf("--table-entries: the table has %d entries (N = %d), more than the %d the hardware holds; lower --entries", len(res.Table), res.Entries, o.limit))
 	}
 	if err := printDTable(cmd, res, o.asJSON); err != nil {
 		return err

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,6 +170,16 @@ func printSummary(w io.Writer, r *sim.Results) {
 	}
 	fmt.Fprintf(w, "scheduler %s, view %s: %d decisions, %d wasted (%d on a header not ready), hit rate %.4f (switch ports %.4f, NICs %.4f)\n",
 		c.QoS.Scheduler, view, r.SchedulerDecisions, r.SchedulerWasted, r.WastedNotReady, r.SchedulerHitRate, r.SwitchHitRate, r.NICHitRate)
+	fmt.Fprintf(w, "          %.4f decisions per scheduler per cycle, %d link cycles idled by the schedulers (switch ports %d, NICs %d)\n",
+		r.DecisionsPerCycle, r.SchedulerIdleCycles, r.SwitchSchedulerIdleCycles, r.NICSchedulerIdleCycles)
+	if pr := r.Preemption; pr != nil {
+		pairs := make([]string, 0, len(pr.ByPair))
+		for _, k := range slices.Sorted(maps.Keys(pr.ByPair)) {
+			pairs = append(pairs, fmt.Sprintf("%s %d", k, pr.ByPair[k]))
+		}
+		fmt.Fprintf(w, "preemption: %d packets interrupted (%s), %d link cycles held for a late flit\n",
+			pr.Preemptions, strings.Join(pairs, ", "), pr.HoleCycles)
+	}
 	printTrace(w, r)
 	fmt.Fprintf(w, "conservation %s, digest %s\n", ok, r.Digest)
 	fmt.Fprintf(w, "speed     %.0f cycles/s, %.0f flits/s, %.2f s wall\n", r.CyclesPerSecond, r.FlitsPerSecond, r.WallSeconds)

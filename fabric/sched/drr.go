@@ -44,6 +44,7 @@ type drr struct {
 	cur     int   // SL visited last; -1 before the first packet
 	open    bool  // cur's visit goes on while its deficit covers its head
 	lastVL  []int // per SL, the VL it sent from last (-1 before)
+	cnt     Counters
 }
 
 // drrDecision is one decision. For a new visit, the winner is the SL
@@ -77,9 +78,15 @@ func NewDRR(cfg Config) (Scheduler, error) {
 	if len(errs) > 0 {
 		return nil, problem.List(errs).Err()
 	}
-	s := &drr{numVLs: cfg.NumVLs, quantum: w, deficit: make([]int, len(w)), cur: -1, lastVL: noneSent(len(w))}
+	s := &drr{numVLs: cfg.NumVLs, quantum: w, deficit: make([]int, len(w)), cur: -1, lastVL: noneSent(len(w)), cnt: cfg.Counters}
 	for i := range w {
 		s.quantum[i] *= mtu
+		if err := cfg.Counters.fitsUnsigned("drr", fmt.Sprintf("the quantum of SL %d (SLs[%d].SBTWeight × the largest MTUCredits)", i, i), s.quantum[i]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, problem.List(errs).Err()
 	}
 	return s, nil
 }
@@ -93,7 +100,7 @@ func (s *drr) Commit(heads []Head, i int) {
 	d := s.apply(heads)
 	h := heads[i]
 	if !d.free {
-		s.deficit[h.SL] -= h.Credits
+		s.deficit[h.SL] = s.cnt.Add(s.deficit[h.SL], -h.Credits)
 	}
 	s.cur, s.open, s.lastVL[h.SL] = h.SL, !d.free, h.VL
 }
@@ -124,7 +131,7 @@ func (s *drr) apply(heads []Head) drrDecision {
 			if circular(sl-s.cur-1, n) <= d.pos {
 				visits++
 			}
-			s.deficit[sl] += visits * s.quantum[sl]
+			s.deficit[sl] = s.credit(s.deficit[sl], s.quantum[sl], visits)
 		}
 	}
 	return d
@@ -148,8 +155,10 @@ func (s *drr) decide(heads []Head) drrDecision {
 			continue
 		}
 		i := slHeadAfter(heads, sl, s.lastVL[sl], s.numVLs)
-		need := heads[i].Credits - s.deficit[sl]
-		visits := max(1, (need+s.quantum[sl]-1)/s.quantum[sl])
+		visits := s.visits(s.deficit[sl], s.quantum[sl], heads[i].Credits)
+		if visits == 0 { // limited counters: the deficit never covers the head
+			continue
+		}
 		if key := (visits-1)*n + pos; d.sl < 0 || key < bestKey {
 			d, bestKey = drrDecision{sl: sl, idx: i, newVisit: true, rounds: visits - 1, pos: pos}, key
 		}
@@ -170,4 +179,36 @@ func (s *drr) nextActive(active slSet) int {
 		}
 	}
 	return -1
+}
+
+// maxDRRVisits bounds the visits decide looks ahead for one SL when the
+// counters are limited; an SL not covered by then is passed over.
+const maxDRRVisits = 1 << 16
+
+// visits is the number of visits after which an SL with deficit d and
+// quantum q covers a head of credits (at least 1), each visit adding q in
+// the deficit counter; 0 if it never does (limited counters: a saturated
+// deficit below the head, or a wrapping one that keeps missing it).
+func (s *drr) visits(d, q, credits int) int {
+	if !s.cnt.Limited() {
+		need := credits - d
+		return max(1, (need+q-1)/q)
+	}
+	for k := 1; k <= maxDRRVisits; k++ {
+		if d = s.cnt.Add(d, q); d >= credits {
+			return k
+		}
+	}
+	return 0
+}
+
+// credit is deficit d after visits visits, each adding q in the counter.
+func (s *drr) credit(d, q, visits int) int {
+	if !s.cnt.Limited() {
+		return d + visits*q
+	}
+	for range visits {
+		d = s.cnt.Add(d, q)
+	}
+	return d
 }

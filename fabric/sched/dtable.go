@@ -36,6 +36,7 @@ type dtable struct {
 	acc     int     // accumulated_weight
 	lastSL  int     // last SL selected; -1 before the first packet
 	scNext  []int   // per SL, the index into scs[SL] of the SC to try first
+	cnt     Counters
 }
 
 // dtWalk is the arbitration table and its walk (Algorithm 2 line 19), the
@@ -92,9 +93,9 @@ func (s *dtable) decide(heads []Head) dtDecision {
 	if d.sl < 0 { // lines 18-25
 		d.entry = s.nextEntry(active)
 		d.sl = s.table[d.entry].SL
-		d.acc = d.deficitOf(s, d.sl) + s.table[d.entry].Weight
+		d.acc = s.cnt.AddSigned(d.deficitOf(s, d.sl), s.table[d.entry].Weight)
 	}
-	d.acc -= s.mtu[d.sl] // line 26
+	d.acc = s.cnt.AddSigned(d.acc, -s.mtu[d.sl]) // line 26
 	d.idx = s.headOf(heads, d.sl)
 	return d
 }

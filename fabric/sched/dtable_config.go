@@ -24,6 +24,7 @@ func NewDTable(cfg Config) (Scheduler, error) {
 		deficit: make([]int, n),
 		scNext:  make([]int, n),
 		lastSL:  -1,
+		cnt:     cfg.Counters,
 	}
 	for i, sl := range cfg.SLs {
 		s.mtu[i] = sl.MTUCredits
@@ -47,9 +48,15 @@ func validateDTable(name string, cfg Config) error {
 		return fmt.Errorf("%s: Config.Table is empty; DTable needs an arbitration table of (SL, weight) entries (seed 000 Tables 6 and 10, see fabric/dtable)", name)
 	}
 	errs, hasEntry := checkEntries(name, cfg)
+	if err := checkTable(name, "Table", len(cfg.Table), cfg); err != nil {
+		errs = append(errs, err)
+	}
 	for i, sl := range cfg.SLs {
 		if hasEntry[i] && sl.MTUCredits <= 0 {
 			errs = append(errs, fmt.Errorf("%s: SLs[%d].MTUCredits = %d, want > 0 (line 26 charges it per transmission)", name, i, sl.MTUCredits))
+		}
+		if err := cfg.Counters.fitsSigned(name, fmt.Sprintf("SLs[%d].MTUCredits", i), sl.MTUCredits); hasEntry[i] && err != nil {
+			errs = append(errs, err)
 		}
 		errs = append(errs, checkSCs(name, cfg, i)...)
 		if !hasEntry[i] && reachable(cfg, i) {
@@ -63,6 +70,12 @@ func validateDTable(name string, cfg Config) error {
 // which SLs own at least one entry.
 func checkEntries(name string, cfg Config) ([]error, []bool) {
 	var errs []error
+	if err := cfg.Counters.validate(name); err != nil {
+		errs = append(errs, err)
+	}
+	if err := cfg.Counters.fitTable(name, "Table", cfg.Table); err != nil {
+		errs = append(errs, err)
+	}
 	hasEntry := make([]bool, len(cfg.SLs))
 	for e, en := range cfg.Table {
 		if en.SL < 0 || en.SL >= len(cfg.SLs) {

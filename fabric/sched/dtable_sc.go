@@ -48,6 +48,7 @@ type dtableSC struct {
 	lastSL  int     // SL in service; -1 when none
 	scNext  []int   // per SL, the index into scs[SL] of the SC to try first for a send
 	remNext []int   // per SL, the index into scs[SL] of the SC first in line for a remainder credit
+	cnt     Counters
 }
 
 // dscDecision is one decision of dtable_sc, the state changes it implies
@@ -79,6 +80,7 @@ func NewDTableSC(cfg Config) (Scheduler, error) {
 		lastSL:  -1,
 		scNext:  make([]int, n),
 		remNext: make([]int, n),
+		cnt:     cfg.Counters,
 	}
 	for sl, scs := range s.scs {
 		if len(scs) > maxSCsPerSL {
@@ -119,7 +121,7 @@ func (s *dtableSC) Pick(heads []Head) int { return s.decide(heads).idx }
 func (s *dtableSC) Commit(heads []Head, i int) {
 	d := s.decide(heads)
 	s.apply(d)
-	s.acc[d.sl][d.j] -= heads[d.idx].Credits
+	s.acc[d.sl][d.j] = s.cnt.AddSigned(s.acc[d.sl][d.j], -heads[d.idx].Credits)
 	s.lastSL = d.sl
 }
 
@@ -235,7 +237,7 @@ func (s *dtableSC) weight(d dscDecision, j int) int {
 	case d.active&(1<<uint(j)) == 0:
 		return 0
 	}
-	return w + s.share(d, j)
+	return s.cnt.AddSigned(w, s.share(d, j))
 }
 
 // share is active SC j's part of the entry's weight: ⌊w/k⌋, plus one if it

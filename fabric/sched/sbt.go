@@ -29,7 +29,7 @@ import (
 //     SLs are active, and even right after the reset.
 //   - line 29: never reached; heads is never empty.
 type sbt struct {
-	initial []int // configured weights, copied back by resetQoSTable
+	initial []int // configured weights, copied back by resetQoSTable; only read (sbt_switch's ports share one)
 	weights []int // arbiter_table[pOut][SL]
 	lastVL  int   // last_vl_selec; 0 before the first packet
 }
@@ -44,6 +44,9 @@ type sbtDecision struct {
 func NewSBT(cfg Config) (Scheduler, error) {
 	w, err := sbtWeights("sbt", cfg)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkTable("sbt", "the SBT table (one row per SL)", len(w), cfg); err != nil {
 		return nil, err
 	}
 	return &sbt{initial: w, weights: append([]int(nil), w...)}, nil
@@ -103,11 +106,17 @@ func sbtWeights(name string, cfg Config) ([]int, error) {
 		return nil, err
 	}
 	var errs []error
+	if err := cfg.Counters.validate(name); err != nil {
+		errs = append(errs, err)
+	}
 	w := make([]int, len(cfg.SLs))
 	sum := 0
 	for i, sl := range cfg.SLs {
 		if sl.SBTWeight < 0 {
 			errs = append(errs, fmt.Errorf("%s: SLs[%d].SBTWeight = %d, want >= 0", name, i, sl.SBTWeight))
+		}
+		if err := cfg.Counters.fitsUnsigned(name, fmt.Sprintf("SLs[%d].SBTWeight", i), sl.SBTWeight); err != nil {
+			errs = append(errs, err)
 		}
 		w[i] = sl.SBTWeight
 		sum += sl.SBTWeight

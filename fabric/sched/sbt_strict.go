@@ -46,6 +46,9 @@ func NewSBTStrict(cfg Config) (Scheduler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTable("sbt_strict", "the SBT table (one row per SL)", len(w), cfg); err != nil {
+		return nil, err
+	}
 	if cfg.NumVLs <= 0 {
 		return nil, fmt.Errorf("sbt_strict: NumVLs = %d, want > 0", cfg.NumVLs)
 	}

@@ -17,6 +17,8 @@
 package sched
 
 import (
+	"fmt"
+
 	"github.com/opasim/opasim/fabric/qos"
 	"github.com/opasim/opasim/registry"
 )
@@ -106,6 +108,21 @@ type Config struct {
 	qos.Tables
 	Table []Entry     // DTable arbitration table (seed 000 Table 6 / Table 10 form); see Registration.NeedsTable
 	VLArb VLArbConfig // the vlarb scheduler's tables and high-priority limit
+	// Counters: the width of the weight and deficit counters and their
+	// overflow (the zero value: unlimited). TableEntries: the most entries
+	// an arbitration table may have (0: no limit); a scheduler whose table
+	// is longer refuses the Config. docs/schedulers.md, "Hardware constraints".
+	Counters     Counters
+	TableEntries int
+}
+
+// checkTable refuses a table of n entries (field names it) longer than
+// cfg.TableEntries.
+func checkTable(name, field string, n int, cfg Config) error {
+	if cfg.TableEntries > 0 && n > cfg.TableEntries {
+		return fmt.Errorf("%s: %s has %d entries, more than the %d the hardware holds (qos.table_entries)", name, field, n, cfg.TableEntries)
+	}
+	return nil
 }
 
 // VLArbConfig configures vlarb (InfiniBand-style VL arbitration): two
@@ -132,7 +149,19 @@ type Registration struct {
 	// which the caller fills in before New (fabric derives it from
 	// qos.dtable, or takes the table qos.dtable_file names).
 	NeedsTable bool
+	// PerSwitch, when set, builds the schedulers of one switch's output
+	// ports together, from one state per switch (sbt_switch: seed 000
+	// Table 3); the caller builds each switch's output ports with it
+	// (Registry.NewSwitch) and everything else (a NIC) with New.
+	PerSwitch SwitchFactory
 }
+
+// SwitchFactory builds the schedulers of a switch's ports output ports,
+// element j for port j. They may share what none of them writes (the
+// configuration); each port's mutable state must be its own, so that a
+// port decides the same whatever the other ports do and in whatever order
+// an engine steps them (each output port is a component of its own).
+type SwitchFactory func(cfg Config, ports int) ([]Scheduler, error)
 
 // Registry maps scheduler names to registrations (Register, Names, Has,
 // Get). Build it explicitly with NewRegistry or Default; registering a
@@ -149,6 +178,33 @@ func NewRegistry() *Registry { return &Registry{registry.New[Registration]("sche
 func (r *Registry) NeedsTable(name string) bool {
 	reg, err := r.Get(name)
 	return err == nil && reg.NeedsTable
+}
+
+// PerSwitch reports whether the scheduler called name builds a switch's
+// output ports together (Registration.PerSwitch; false for an unknown name).
+func (r *Registry) PerSwitch(name string) bool {
+	reg, err := r.Get(name)
+	return err == nil && reg.PerSwitch != nil
+}
+
+// NewSwitch builds the schedulers of the ports output ports of one switch:
+// with Registration.PerSwitch from one state for the switch, otherwise ports
+// independent instances of New.
+func (r *Registry) NewSwitch(name string, cfg Config, ports int) ([]Scheduler, error) {
+	reg, err := r.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	if reg.PerSwitch != nil {
+		return reg.PerSwitch(cfg, ports)
+	}
+	s := make([]Scheduler, ports)
+	for j := range s {
+		if s[j], err = reg.New(cfg); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // New builds the scheduler called name.

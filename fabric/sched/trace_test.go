@@ -124,6 +124,9 @@ func TestTraces(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { runTrace(t, tc.name, tc.steps) })
+		if tc.name == "sbt" { // Algorithm 1 on one column of a switch's table: the same trace
+			t.Run("sbt_switch", func(t *testing.T) { runTrace(t, "sbt_switch", tc.steps) })
+		}
 	}
 }
 

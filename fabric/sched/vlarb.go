@@ -55,6 +55,7 @@ type vlarb struct {
 	highRun  int        // credits the high table has sent in a row
 	lastFree int        // uncovered SL sent last; -1 before
 	lastVL   []int      // per SL, the VL it sent from last (-1 before)
+	cnt      Counters   // rem is a signed counter, highRun an unsigned one
 }
 
 // vlTable is one arbitration table and its walk.
@@ -117,10 +118,22 @@ func NewVLArb(cfg Config) (Scheduler, error) {
 	if v.HighLimit < VLArbUnlimited {
 		errs = append(errs, fmt.Errorf("vlarb: VLArb.HighLimit = %d, want %d (no limit) or >= 0 credits", v.HighLimit, VLArbUnlimited))
 	}
-	s := &vlarb{numVLs: cfg.NumVLs, limit: v.HighLimit, lastFree: -1, lastVL: noneSent(len(cfg.SLs))}
+	if err := cfg.Counters.validate("vlarb"); err != nil {
+		errs = append(errs, err)
+	}
+	if err := cfg.Counters.fitsUnsigned("vlarb", "VLArb.HighLimit", v.HighLimit); err != nil {
+		errs = append(errs, err)
+	}
+	s := &vlarb{numVLs: cfg.NumVLs, limit: v.HighLimit, lastFree: -1, lastVL: noneSent(len(cfg.SLs)), cnt: cfg.Counters}
 	for k, tab := range [2][]Entry{v.High, v.Low} {
 		name := [2]string{"High", "Low"}[k]
 		t := vlTable{entries: append([]Entry(nil), tab...), cur: -1}
+		if err := checkTable("vlarb", "VLArb."+name, len(tab), cfg); err != nil {
+			errs = append(errs, err)
+		}
+		if err := cfg.Counters.fitTable("vlarb", "VLArb."+name, tab); err != nil {
+			errs = append(errs, err)
+		}
 		for e, en := range tab {
 			if en.SL < 0 || en.SL >= len(cfg.SLs) {
 				errs = append(errs, fmt.Errorf("vlarb: VLArb.%s[%d].SL = %d, want 0..%d", name, e, en.SL, len(cfg.SLs)-1))
@@ -163,11 +176,11 @@ func (s *vlarb) Commit(heads []Head, i int) {
 		if d.newTurn {
 			t.cur, t.rem = d.entry, t.entries[d.entry].Weight
 		}
-		t.rem -= c
+		t.rem = s.cnt.AddSigned(t.rem, -c)
 		if d.src == vlLow {
 			s.highRun = 0
 		} else if s.limit >= 0 {
-			s.highRun += c
+			s.highRun = s.cnt.Add(s.highRun, c)
 		}
 	}
 	s.lastVL[h.SL] = h.VL
