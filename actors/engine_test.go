@@ -73,6 +73,13 @@ func configs() map[string]fabric.Config {
 	tp := tree
 	tp.Traffic.Load, tp.Switch.Allocator, tp.QoS.Preemption = 0.9, fabric.AllocSerial, deep
 	all["8-ary 2-tree, preemption, serial allocator"] = tp
+	// islip: accepts and declines between buffers, rounds retried within AT.
+	ti := tree
+	ti.Traffic.Load, ti.Switch.Allocator, ti.Switch.IslipIterations = 0.9, fabric.AllocIslip, 2
+	all["8-ary 2-tree, islip, 2 iterations"] = ti
+	si := uniform
+	si.Switch.Allocator, si.Traffic.Load = fabric.AllocIslip, 1.0
+	all["uniform 1.0, islip"] = si
 	// At light load groups go idle and wake for one message: a wake lost
 	// at the barrier shows here (seed 3 did, in an earlier engine).
 	light := tree

@@ -30,12 +30,22 @@ const (
 	// ready) may be held as in the serial allocator. Zero-load timing is the
 	// serial one.
 	AllocPipelined = "pipelined"
+	// AllocIslip: iSLIP (McKeown 1999) over the same sources and
+	// destinations, with its three phases as messages (islip.go): a source
+	// requests, for one transfer window, the heads of its queues bound for
+	// different destinations; a destination grants one, round-robin from a
+	// pointer that moves past a source only when its grant is accepted in
+	// the first iteration; the source accepts one grant, round-robin over
+	// its queues, and declines the others; switch.islip_iterations rounds
+	// fit in AT. Zero-load timing is the serial one.
+	AllocIslip = "islip"
 )
 
 // allocInfo describes a registered allocator.
 type allocInfo struct {
 	name      string
 	pipelined bool
+	islip     bool
 }
 
 // allocators are the allocators switch.allocator may name.
@@ -45,6 +55,7 @@ func newAllocators() *registry.Registry[allocInfo] {
 	r := registry.New[allocInfo]("allocator")
 	registry.Must(r.Register(AllocPipelined, allocInfo{name: AllocPipelined, pipelined: true}))
 	registry.Must(r.Register(AllocSerial, allocInfo{name: AllocSerial}))
+	registry.Must(r.Register(AllocIslip, allocInfo{name: AllocIslip, islip: true}))
 	return r
 }
 

@@ -72,7 +72,16 @@ type allocWatch struct {
 	nacks    int
 	late     int                     // grants of a booked request that do not start at the booking
 	granted  map[[5]int64][][2]int64 // (input buffer's MPort, slot, queue, source NIC, SL) -> (start, packet) of each grant
+
+	// islip: a grant is an offer; the transfer happens when it is accepted.
+	islip    bool
+	offers   map[[3]int64]offerSeen // (source comp, slot, tag) -> the grant and its request
+	accepts  int
+	declines int
+	rounds   map[[3]int64]int // (source comp, slot, grant arrival) -> grants accepted then
 }
+
+type offerSeen struct{ req, grant messages.Msg }
 
 func (w *allocWatch) see(m *messages.Msg) bool {
 	switch m.Kind {
@@ -98,20 +107,64 @@ func (w *allocWatch) see(m *messages.Msg) bool {
 		if r.Deadline != 0 && m.Start != r.Ready {
 			w.late++
 		}
-		if m.Start < m.At {
-			w.t.Errorf("transfer starts at %d, before its grant arrives at %d", m.Start, m.At)
+		if w.islip {
+			w.offers[key] = offerSeen{req: r, grant: *m}
+			return false
 		}
-		if fabric.KindOf(w.n, m.Dst) == "mport" && fabric.FedByNIC(w.n, m.Dst, int(m.Slot%4)) {
-			key := [5]int64{int64(m.Dst), int64(m.Slot % 4), int64(r.Queue), int64(r.Pkt.Src), int64(r.Pkt.SL)}
-			w.granted[key] = append(w.granted[key], [2]int64{int64(m.Start), int64(r.Pkt.ID)})
+		w.transfer(&r, m)
+	case messages.KindAccept, messages.KindDecline:
+		key := [3]int64{int64(m.Src), int64(m.Slot), int64(m.Tag)}
+		o, ok := w.offers[key]
+		if !ok {
+			w.t.Errorf("%s from component %d slot %d tag %d settles no grant", m.Kind, m.Src, m.Slot, m.Tag)
+			return false
 		}
-		src := [2]int64{int64(m.Dst), int64(m.Slot)}
-		w.reads[src] = append(w.reads[src], [2]clock.Cycle{m.Start, m.TailOut})
-		if fabric.KindOf(w.n, m.Src) == "output" {
-			w.writes[int64(m.Src)] = append(w.writes[int64(m.Src)], [2]clock.Cycle{m.Start, m.TailOut})
+		delete(w.offers, key)
+		if m.At > o.grant.Start {
+			w.t.Errorf("%s of tag %d arrives at %d, after its transfer's start %d", m.Kind, m.Tag, m.At, o.grant.Start)
 		}
+		if m.Kind == messages.KindDecline {
+			w.declines++
+			return false
+		}
+		w.accepts++
+		port := w.readPort(m.Src, m.Slot)
+		round := [3]int64{port[0], port[1], int64(o.grant.At)}
+		if w.rounds[round]++; w.rounds[round] > 1 {
+			w.t.Errorf("component %d accepts two grants that arrived at %d", m.Src, o.grant.At)
+		}
+		w.transfer(&o.req, &o.grant)
 	}
 	return false
+}
+
+// transfer records granted transfer g of request r: the source's read port
+// and, into an output buffer, its write port are busy from g.Start to
+// g.TailOut.
+func (w *allocWatch) transfer(r, m *messages.Msg) {
+	if m.Start < m.At {
+		w.t.Errorf("transfer starts at %d, before its grant arrives at %d", m.Start, m.At)
+	}
+	if fabric.KindOf(w.n, m.Dst) == "mport" && fabric.FedByNIC(w.n, m.Dst, int(m.Slot%4)) {
+		key := [5]int64{int64(m.Dst), int64(m.Slot % 4), int64(r.Queue), int64(r.Pkt.Src), int64(r.Pkt.SL)}
+		w.granted[key] = append(w.granted[key], [2]int64{int64(m.Start), int64(r.Pkt.ID)})
+	}
+	src := w.readPort(m.Dst, m.Slot)
+	w.reads[src] = append(w.reads[src], [2]clock.Cycle{m.Start, m.TailOut})
+	if fabric.KindOf(w.n, m.Src) == "output" {
+		w.writes[int64(m.Src)] = append(w.writes[int64(m.Src)], [2]clock.Cycle{m.Start, m.TailOut})
+	}
+}
+
+// readPort names the read port of the source comp whose request slot at
+// its destination is slot: an input buffer has one slot at an output port
+// of its MPort (its index) and another at the central buffers (4·MPort +
+// index); a central buffer's slot names it.
+func (w *allocWatch) readPort(comp messages.CompID, slot int32) [2]int64 {
+	if fabric.KindOf(w.n, comp) == "mport" {
+		return [2]int64{int64(comp), int64(slot % 4)}
+	}
+	return [2]int64{int64(comp), int64(slot)}
 }
 
 // overlaps reports the first two transfers of a port that overlap.
@@ -149,7 +202,8 @@ func TestAllocatorConformance(t *testing.T) {
 					t.Fatal(err)
 				}
 				w := &allocWatch{t: t, n: n, requests: map[[3]int64]messages.Msg{}, reads: map[[2]int64][][2]clock.Cycle{},
-					writes: map[int64][][2]clock.Cycle{}, granted: map[[5]int64][][2]int64{}}
+					writes: map[int64][][2]clock.Cycle{}, granted: map[[5]int64][][2]int64{},
+					islip: alloc == fabric.AllocIslip, offers: map[[3]int64]offerSeen{}, rounds: map[[3]int64]int{}}
 				o, _ := sim.Sequential{Lose: w.see}.Run(context.Background(), n, sim.Hooks{})
 				if probs := n.CheckConservation(o.InFlight); len(probs) > 0 {
 					t.Fatalf("conservation: %v", probs[:min(3, len(probs))])
@@ -179,7 +233,10 @@ func TestAllocatorConformance(t *testing.T) {
 				if w.grants == 0 {
 					t.Error("no grant")
 				}
-				t.Logf("%d grants, %d refusals", w.grants, w.nacks)
+				if w.islip && (w.accepts == 0 || w.declines == 0 || w.accepts+w.declines+len(w.offers) != w.grants) {
+					t.Errorf("islip: %d grants, %d accepted, %d declined, %d open", w.grants, w.accepts, w.declines, len(w.offers))
+				}
+				t.Logf("%d grants (%d accepted, %d declined), %d refusals", w.grants, w.accepts, w.declines, w.nacks)
 			})
 		}
 	}

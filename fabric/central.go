@@ -14,6 +14,7 @@ type centralBuffer struct {
 	space     Space
 	writeFree clock.Cycle
 	arbNext   int
+	isd       islipDest // islip: the grants it has offered (islip.go)
 }
 
 // centralXbar holds 2 central buffers per MPort. Unit m (< MPorts) is
@@ -32,6 +33,7 @@ type centralXbar struct {
 	buf     []centralBuffer
 	req     [][PortsPerMPort]pending
 	preq    []reqQueue // per MPort, for the pipelined allocator
+	ireq    []islipRequests // per MPort, for the islip allocator
 	outComp []messages.CompID
 
 	Accepted, Left int64 // packets, for the conservation check
@@ -41,7 +43,8 @@ type centralXbar struct {
 // mports MPorts; outputs are the switch's output port components, by port.
 func newCentralCrossbar(p *params, id messages.CompID, sw, mports int, outputs []messages.CompID) *centralXbar {
 	c := &centralXbar{core: newCore(id, 3*mports), p: p, sw: sw, mports: mports, outComp: outputs,
-		buf: make([]centralBuffer, 2*mports), req: make([][PortsPerMPort]pending, mports), preq: make([]reqQueue, mports)}
+		buf: make([]centralBuffer, 2*mports), req: make([][PortsPerMPort]pending, mports), preq: make([]reqQueue, mports),
+		ireq: make([]islipRequests, mports)}
 	for mp := range c.preq {
 		c.preq[mp] = newReqQueue(PortsPerMPort)
 	}
@@ -58,6 +61,11 @@ func (c *centralXbar) apply(m *messages.Msg, out *Outbox) {
 	switch m.Kind {
 	case messages.KindRequest:
 		mp, i := portNum(m.Slot).mport(), portNum(m.Slot).index()
+		if c.p.islip {
+			c.ireq[mp].add(m)
+			c.at(m.At, int32(mp))
+			break
+		}
 		if c.p.pipelined {
 			c.preq[mp].add(i, m)
 			c.at(m.At, int32(mp))
@@ -80,9 +88,16 @@ func (c *centralXbar) apply(m *messages.Msg, out *Outbox) {
 			r.valid = false
 			out.Send(nack(c.p, &r.msg, m.At, c.id))
 		}
+	case messages.KindAccept, messages.KindDecline:
+		c.settleIslip(m)
 	case messages.KindGrant:
 		b := centralOfSlot(m.Slot)
 		cb := &c.buf[b]
+		if c.p.islip {
+			cb.answeredIslip(m)
+			c.at(m.At, int32(c.mports+b))
+			break
+		}
 		if c.p.pipelined {
 			cb.grantedPipelined(m)
 		} else {
@@ -94,7 +109,9 @@ func (c *centralXbar) apply(m *messages.Msg, out *Outbox) {
 		c.late(m, out)
 	case messages.KindNack:
 		b := centralOfSlot(m.Slot)
-		if c.p.pipelined {
+		if c.p.islip {
+			c.buf[b].answeredIslip(m)
+		} else if c.p.pipelined {
 			c.buf[b].refusedPipelined(m)
 		} else {
 			c.buf[b].refused()
@@ -129,6 +146,10 @@ func (c *centralXbar) arbitrate(mp int, now clock.Cycle, out *Outbox) {
 	}
 	if c.buf[b1].space.FreeCredits() > c.buf[b0].space.FreeCredits() {
 		b0, b1 = b1, b0
+	}
+	if c.p.islip {
+		c.arbitrateIslip(mp, b0, b1, now, out)
+		return
 	}
 	if c.p.pipelined {
 		c.arbitratePipelined(mp, b0, b1, now, out)
@@ -250,6 +271,19 @@ func (c *centralXbar) anyRequest(mp int) bool {
 // of its next packet.
 func (c *centralXbar) request(b int, now clock.Cycle, out *Outbox) {
 	s := &c.buf[b].source
+	if c.p.islip {
+		wake := s.nextIslip(now, c.p, func(e *entry, req *messages.Msg) {
+			req.Src, req.Dst, req.Slot = c.id, c.outComp[e.Out], centralSlot(b)
+			out.Send(*req)
+		}, out)
+		if wake != clock.Never {
+			c.at(wake, int32(c.mports+b))
+		}
+		if s.rel.Len() > 0 {
+			c.at(s.rel.At(0).At, int32(b/2)) // the pair's arbiter frees the space
+		}
+		return
+	}
 	req, send, wake, e := s.nextRequest(now, c.p, c.p.centralSpeed)
 	if wake != clock.Never {
 		c.at(wake, int32(c.mports+b))
@@ -285,4 +319,52 @@ func (c *centralXbar) late(m *messages.Msg, out *Outbox) {
 		}
 	}
 	// Not here: the request was refused, and the refusal is on its way.
+}
+
+// arbitrateIslip answers the islip requests that reached MPort mp's pair
+// this cycle: each buffer, b0 (the one with more free space) first, grants
+// one request, round-robin over the MPort's input buffers from its
+// pointer, the second buffer from another input buffer than the first;
+// the others are refused.
+func (c *centralXbar) arbitrateIslip(mp, b0, b1 int, now clock.Cycle, out *Outbox) {
+	rs, taken := c.ireq[mp].take()
+	if len(rs) == 0 {
+		return
+	}
+	skip := int32(-1)
+	for _, b := range []int{b0, b1} {
+		cb := &c.buf[b]
+		i := pickIslip(rs, taken, cb.arbNext, PortsPerMPort, skip, cb.writeFree, &cb.space, func(m *messages.Msg) int { return portNum(m.Slot).index() })
+		if i < 0 {
+			continue
+		}
+		taken[i], skip = true, rs[i].Slot
+		out.Send(cb.isd.offer(c.p, &rs[i], now, c.p.mportSpeed, c.p.xMPort, 0, &cb.space, &cb.writeFree, c.id))
+	}
+	refuseRest(c.p, rs, taken, now, c.id, out)
+}
+
+// settleIslip applies an islip accept or decline from an input buffer of
+// MPort mp to the buffer of the pair that offered the grant.
+func (c *centralXbar) settleIslip(m *messages.Msg) {
+	mp := portNum(m.Slot).mport()
+	b0, b1 := centralBuffers(mp)
+	for _, b := range []int{b0, b1} {
+		cb := &c.buf[b]
+		o, mine, accepted := cb.isd.settle(m, &cb.space, &cb.writeFree)
+		if !mine {
+			continue
+		}
+		if accepted {
+			cb.push(int(o.vl), o.e)
+			c.Accepted++
+			c.at(o.e.Ready, int32(c.mports+b))
+			if m.Count == 1 {
+				cb.arbNext = (portNum(m.Slot).index() + 1) % PortsPerMPort
+			}
+		}
+		c.at(m.At, int32(mp))
+		return
+	}
+	panic("central crossbar: an accept or decline of no offer")
 }

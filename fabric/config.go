@@ -92,7 +92,8 @@ type SwitchConfig struct {
 	MPortSpeedup       int           `yaml:"mport_speedup" json:"mport_speedup"`     // flits/cycle on MPort crossbar links
 	CentralSpeedup     int           `yaml:"central_speedup" json:"central_speedup"` // flits/cycle out of the central crossbar
 	CentralClasses     string        `yaml:"central_classes" json:"central_classes"` // lanes of a central buffer: topo.CentralByDirection or topo.CentralByVL
-	Allocator          string        `yaml:"allocator" json:"allocator"`             // AllocPipelined or AllocSerial
+	Allocator          string        `yaml:"allocator" json:"allocator"`             // AllocPipelined, AllocSerial or AllocIslip
+	IslipIterations    int           `yaml:"islip_iterations" json:"islip_iterations"` // islip: request-grant-accept rounds per transfer window, 2·iterations+1 <= AT
 	AllocatorDepth     int           `yaml:"allocator_depth" json:"allocator_depth"` // pipelined: most requests in flight per buffer; 0 = no limit but the booking lookahead
 	Latency            LatencyConfig `yaml:"latency" json:"latency"`
 }
@@ -232,7 +233,7 @@ func Default() Config {
 			BytesPerFlit: 8, FlitsPerCredit: 4, VLs: 8,
 			InputBufferFlits: 256, OutputBufferFlits: 256, CentralBufferFlits: 256,
 			ExclusiveVLFlits: 16, MaxVLFlits: 48, MPortSpeedup: 3, CentralSpeedup: 4, CentralClasses: topo.CentralByDirection,
-			Allocator: AllocPipelined,
+			Allocator: AllocPipelined, IslipIterations: 1,
 			Latency:   LatencyConfig{RT: 32, SBIn: 50, SBOut: 50, AT: 16, XMPort: 2, XCentral: 2, Fly: 8},
 		},
 		NIC: NICConfig{InjectionBufferFlits: 256, ReceiveBufferFlits: 256},
@@ -352,7 +353,11 @@ func (c *Config) NumNICs() int {
 // message between components (links, requests, grants).
 func (c *Config) MaxWindow() int64 {
 	l := c.Switch.Latency
-	return max(1, min(l.Fly, l.AT/2, l.AT-l.AT/2))
+	w := min(l.Fly, l.AT/2, l.AT-l.AT/2)
+	if c.Switch.Allocator == AllocIslip {
+		w = min(w, islipPhase(l.AT, c.Switch.IslipIterations))
+	}
+	return max(1, w)
 }
 
 // CycleNs is the length of a cycle in nanoseconds at 12.5 GB/s per port.

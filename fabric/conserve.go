@@ -32,7 +32,11 @@ func (n *Network) inFlight(held []messages.Msg) *flight {
 		case messages.KindCredit:
 			f.credits[[3]int64{int64(m.Src), int64(m.Dst), int64(m.VL)}] += int64(m.Count)
 		case messages.KindGrant:
-			f.grants++
+			if !n.p.islip { // an islip grant is an offer: the packet is queued on accept
+				f.grants++
+			}
+		case messages.KindAccept: // islip: the packet has left its source and is not yet queued
+			f.packets++
 		}
 	}
 	for i := range held {
@@ -86,7 +90,7 @@ func (n *Network) CheckConservation(held []messages.Msg) []string {
 				bad("MPort %d: %d news of a late tail came after the packet had left", m.id, m.LateTails)
 			}
 			for i := range m.ibuf {
-				resident += m.ibuf[i].resident(&m.occ[i], int64(m.id), bad)
+				resident += m.ibuf[i].resident(&m.occ[i], nil, int64(m.id), bad)
 				if !m.wired[i] {
 					continue
 				}
@@ -99,7 +103,7 @@ func (n *Network) CheckConservation(held []messages.Msg) []string {
 		}
 		for b := range sp.Central.buf {
 			cb := &sp.Central.buf[b]
-			resident += cb.resident(&cb.space, int64(sp.Central.id), bad)
+			resident += cb.resident(&cb.space, &cb.isd, int64(sp.Central.id), bad)
 		}
 		for _, o := range sp.Outputs {
 			n.checkPreempted(bad, f, &o.lk, o.downComp, o.downSlot, fmt.Sprintf("switch %d output port %d", o.sw, o.port))
@@ -166,8 +170,9 @@ func (nic *nicComp) rxUsed() []int64 {
 }
 
 // resident counts the packets a switch source buffer holds (queued, or
-// requested and not yet granted) and checks its space accounting.
-func (s *source) resident(sp *Space, comp int64, bad func(string, ...any)) int64 {
+// requested and not yet granted) and checks its space accounting, which
+// includes the space booked by the islip grants d has offered (nil: none).
+func (s *source) resident(sp *Space, d *islipDest, comp int64, bad func(string, ...any)) int64 {
 	used, pk := queued(s.q)
 	if s.waiting {
 		used[s.inq] += int64(s.inflight.Pkt.Credits)
@@ -178,6 +183,9 @@ func (s *source) resident(sp *Space, comp int64, bad func(string, ...any)) int64
 		pk++
 	}
 	addReleases(&s.rel, used)
+	if d != nil {
+		d.booked(used)
+	}
 	checkSpace(bad, sp, used, fmt.Sprintf("component %d buffer", comp))
 	return pk
 }
@@ -185,6 +193,7 @@ func (s *source) resident(sp *Space, comp int64, bad func(string, ...any)) int64
 func (o *outputPort) resident(bad func(string, ...any)) int64 {
 	used, pk := queued(o.q)
 	addReleases(&o.rel, used)
+	o.isd.booked(used)
 	checkSpace(bad, &o.space, used, fmt.Sprintf("switch %d output buffer %d", o.sw, o.port))
 	return pk
 }

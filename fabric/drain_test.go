@@ -128,6 +128,37 @@ func TestDrainPreemption(t *testing.T) {
 	}
 }
 
+// TestDrainAllocators: the drain test under the other allocators (the
+// suite above runs the default, pipelined), on the 8x8 torus and a fat
+// tree: islip's requests for several destinations at once, its
+// declines and lost windows, and the serial allocator's held requests
+// still let every packet out.
+func TestDrainAllocators(t *testing.T) {
+	presets := []string{"torus2d-8x8", "tree-8ary-2"}
+	allocs := []string{fabric.AllocIslip, fabric.AllocSerial}
+	if testing.Short() {
+		presets, allocs = []string{"torus2d-4x4"}, allocs[:1]
+	}
+	for _, preset := range presets {
+		for _, a := range allocs {
+			t.Run(preset+"/"+a, func(t *testing.T) {
+				t.Parallel()
+				cfg := drainConfig(preset, "dtable", 12000, 40000)
+				cfg.Switch.Allocator = a
+				r, f := drain(t, cfg)
+				if r.Blocked || r.UndeliveredPackets != 0 {
+					t.Errorf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
+				}
+				if r.DroppedPackets == 0 || f.full == 0 {
+					t.Errorf("not saturated when generation stopped: %d packets dropped, %d of %d input buffers push back",
+						r.DroppedPackets, f.full, f.of)
+				}
+				t.Logf("%d of %d input buffers push back, %d packets dropped, drained", f.full, f.of, r.DroppedPackets)
+			})
+		}
+	}
+}
+
 // paperMixDrain is the scenario on the 8x8 torus: seed 000's mix at
 // load 1.0 under DTable, the + links overloaded by the first model's ties
 // and trunk members, with input and output buffers of 16 KiB and 8 KiB per

@@ -28,6 +28,8 @@ type source struct {
 	mport  int    // an input buffer's MPort (its local outputs); -1 for a central buffer
 	held   []bool // per queue: refused, with later requests still in flight
 
+	isl islipRound // the islip allocator's round in progress (islip.go)
+
 	// Preemption (preempt.go): late tails follow the packets.
 	late           bool
 	speed          int32 // read port speed, flits/cycle
@@ -177,6 +179,23 @@ func (m *mport) apply(msg *messages.Msg, out *Outbox) {
 		if _, ok := m.ibuf[msg.Slot].correct(m.p, n, msg.At, m.id, out); !ok {
 			m.LateTails++
 		}
+	case messages.KindGrant, messages.KindNack:
+		if !m.p.islip {
+			m.answered(msg)
+			break
+		}
+		i := int32(portNum(msg.Slot).index())
+		m.ibuf[i].answeredIslip(msg)
+		m.at(msg.At, i)
+	default:
+		panic("mport: unexpected " + msg.Kind.String())
+	}
+}
+
+// answered applies grant or refusal msg under the serial or pipelined
+// allocator.
+func (m *mport) answered(msg *messages.Msg) {
+	switch msg.Kind {
 	case messages.KindGrant:
 		i := int32(portNum(msg.Slot).index())
 		if m.p.pipelined {
@@ -193,8 +212,6 @@ func (m *mport) apply(msg *messages.Msg, out *Outbox) {
 			m.ibuf[i].refused()
 		}
 		m.at(msg.At, i)
-	default:
-		panic("mport: unexpected " + msg.Kind.String())
 	}
 }
 
@@ -225,6 +242,19 @@ func (m *mport) eval(unit int32, now clock.Cycle, out *Outbox) {
 	if s.rel.Len() > 0 {
 		m.at(s.rel.At(0).At, unit)
 	}
+	if m.p.islip {
+		wake := s.nextIslip(now, m.p, func(e *entry, req *messages.Msg) {
+			m.address(unit, e, req)
+			out.Send(*req)
+		}, out)
+		if wake != clock.Never {
+			m.at(wake, unit)
+		}
+		if s.rel.Len() > 0 {
+			m.at(s.rel.At(0).At, unit)
+		}
+		return
+	}
 	req, send, wake, e := s.nextRequest(now, m.p, m.p.mportSpeed)
 	if wake != clock.Never {
 		m.at(wake, unit)
@@ -232,14 +262,22 @@ func (m *mport) eval(unit int32, now clock.Cycle, out *Outbox) {
 	if !send {
 		return
 	}
-	req.Src, req.At = m.id, now+m.p.requestLatency
+	req.At = now + m.p.requestLatency
+	m.address(unit, e, &req)
+	if s.late {
+		s.noteRequest(&req)
+	}
+	out.Send(req)
+}
+
+// address fills in request req of input buffer unit for packet e: to the
+// output buffer of a port of this MPort, or to the MPort's central buffer
+// pair (in the packet's central lane).
+func (m *mport) address(unit int32, e *entry, req *messages.Msg) {
+	req.Src = m.id
 	if outPort := int(e.Out); portNum(outPort).mport() == m.index {
 		req.Dst, req.Slot = m.outComp[outPort], unit
 	} else {
 		req.Dst, req.Slot, req.VL = m.central, int32(portOf(m.index, 0))+unit, int32(e.Lane)
 	}
-	if s.late {
-		s.noteRequest(&req)
-	}
-	out.Send(req)
 }

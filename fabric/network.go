@@ -107,6 +107,10 @@ func prepare(cfg Config, reg *sched.Registry, in Inputs) (*params, *workloads.Tr
 		return nil, nil, fmt.Errorf("switch.allocator: %w", err)
 	}
 	p.pipelined, p.lookahead, p.depth = alloc.pipelined, p.requestLatency+p.grantLatency, cfg.Switch.AllocatorDepth
+	if alloc.islip {
+		p.islip, p.islipIters = true, int32(cfg.Switch.IslipIterations)
+		p.phase = clock.Cycle(islipPhase(cfg.Switch.Latency.AT, cfg.Switch.IslipIterations))
+	}
 	if err := checkCentralLanes(&cfg, classes); err != nil {
 		return nil, nil, err
 	}

@@ -42,6 +42,8 @@ type outputPort struct {
 	sw, port  int
 	req       []pending // by request slot (slots.go): this MPort's input buffers, then the central buffers
 	preq      reqQueue  // the same, for the pipelined allocator (several per slot)
+	ireq      islipRequests
+	isd       islipDest // islip: the grants offered (islip.go)
 	arbNext   int
 	writeFree clock.Cycle
 	q         []fifo
@@ -90,6 +92,10 @@ func (o *outputPort) Advance(to clock.Cycle, out *Outbox) clock.Cycle { return o
 func (o *outputPort) apply(m *messages.Msg, out *Outbox) {
 	switch m.Kind {
 	case messages.KindRequest:
+		if o.p.islip {
+			o.ireq.add(m)
+			break
+		}
 		if o.p.pipelined {
 			o.preq.add(int(m.Slot), m)
 			break
@@ -102,6 +108,19 @@ func (o *outputPort) apply(m *messages.Msg, out *Outbox) {
 		o.down.Free(int(m.VL), m.Count)
 	case messages.KindTail:
 		o.late(m, out)
+	case messages.KindAccept, messages.KindDecline:
+		e, mine, accepted := o.isd.settle(m, &o.space, &o.writeFree)
+		if !mine {
+			panic("output port: an accept or decline of no offer")
+		}
+		if accepted {
+			o.q[e.vl].Push(e.e)
+			o.Accepted++
+			o.at(e.e.Ready, 0)
+			if m.Count == 1 {
+				o.arbNext = (int(m.Slot) + 1) % len(o.req)
+			}
+		}
 	case messages.KindCancel:
 		if o.p.pipelined {
 			if r, ok := o.preq.cancel(int(m.Slot), m.Tag); ok {
@@ -126,9 +145,12 @@ func (o *outputPort) eval(_ int32, now clock.Cycle, out *Outbox) {
 	if o.rel.Len() > 0 {
 		o.at(o.rel.At(0).At, 0)
 	}
-	if o.p.pipelined {
+	switch {
+	case o.p.islip:
+		o.arbitrateIslip(now, out)
+	case o.p.pipelined:
 		o.arbitratePipelined(now, out)
-	} else {
+	default:
 		o.arbitrate(now, out)
 	}
 	o.schedule(now, out)
@@ -191,6 +213,26 @@ func (o *outputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
 	case r.count > 0:
 		o.at(clock.Max(now+1, o.writeFree-o.p.grantLatency), 0)
 	}
+}
+
+// arbitrateIslip answers the islip requests that arrived this cycle: it
+// grants one, round-robin over the sources from its pointer, and refuses
+// the others.
+func (o *outputPort) arbitrateIslip(now clock.Cycle, out *Outbox) {
+	rs, taken := o.ireq.take()
+	if len(rs) == 0 {
+		return
+	}
+	i := pickIslip(rs, taken, o.arbNext, len(o.req), -1, o.writeFree, &o.space, func(m *messages.Msg) int { return int(m.Slot) })
+	if i >= 0 {
+		taken[i] = true
+		speed, x := o.p.mportSpeed, o.p.xMPort
+		if isCentralSlot(int(rs[i].Slot)) {
+			speed, x = o.p.centralSpeed, o.p.xCentral
+		}
+		out.Send(o.isd.offer(o.p, &rs[i], now, speed, x, o.p.sbOut, &o.space, &o.writeFree, o.id))
+	}
+	refuseRest(o.p, rs, taken, now, o.id, out)
 }
 
 // accept grants request m from slot into the output buffer.

@@ -44,6 +44,9 @@ type params struct {
 	pipelined                    bool        // the pipelined allocator (alloc.go)
 	lookahead                    clock.Cycle // pipelined: how far past AT a source books its read port
 	depth                        int         // pipelined: most requests a source has in flight (0: no limit but the lookahead)
+	islip                        bool        // the islip allocator (islip.go)
+	islipIters                   int32       // islip: iterations (rounds) per transfer window
+	phase                        clock.Cycle // islip: the latency of each request, grant and accept message
 	classOf                      [][]uint8   // per switch and port: the class of the link leaving there (central buffer lanes)
 	lanes                        int         // lanes of a central buffer: classes · VLs
 	maxQueued                    int         // packets a NIC's application queues hold at most (traffic.max_queued_packets)

@@ -128,14 +128,17 @@ func TestBookedStart(t *testing.T) {
 // TestAllocatorNames: the registered allocators, and the error for an
 // unknown one listing them.
 func TestAllocatorNames(t *testing.T) {
-	if got := strings.Join(AllocatorNames(), ","); got != "pipelined,serial" {
+	if got := strings.Join(AllocatorNames(), ","); got != "islip,pipelined,serial" {
 		t.Errorf("allocators %s", got)
 	}
-	if a, err := lookupAllocator(AllocPipelined); err != nil || !a.pipelined {
+	if a, err := lookupAllocator(AllocPipelined); err != nil || !a.pipelined || a.islip {
 		t.Errorf("pipelined: %+v, %v", a, err)
 	}
+	if a, err := lookupAllocator(AllocIslip); err != nil || a.pipelined || !a.islip {
+		t.Errorf("islip: %+v, %v", a, err)
+	}
 	_, err := lookupAllocator("wavefront")
-	if err == nil || !strings.Contains(err.Error(), "pipelined, serial") {
+	if err == nil || !strings.Contains(err.Error(), "islip, pipelined, serial") {
 		t.Errorf("unknown allocator: %v", err)
 	}
 }

@@ -115,6 +115,15 @@ func (c *Config) validateSwitch(p *Problems) {
 		p.NotAllowed("switch.allocator", fmt.Sprintf("%q", s.Allocator), "must be one of: "+strings.Join(AllocatorNames(), ", "))
 	}
 	p.AtLeast("switch.allocator_depth", int64(s.AllocatorDepth), 0)
+	if s.Allocator == AllocIslip {
+		if most := (s.Latency.AT - 1) / 2; int64(s.IslipIterations) < 1 || int64(s.IslipIterations) > most {
+			p.NotAllowed("switch.islip_iterations", s.IslipIterations,
+				fmt.Sprintf("must be in [1, %d]: each iteration's request and grant and the last accept take at least a cycle each within switch.latency.at = %d", max(1, most), s.Latency.AT))
+		}
+		if c.QoS.Preemption.Enabled() {
+			p.NotAllowed("switch.allocator", fmt.Sprintf("%q", s.Allocator), "must be pipelined or serial with qos.preemption (late tails are not modelled under islip)")
+		}
+	}
 	if !contains(topo.CentralSchemes(), s.CentralClasses) {
 		p.NotAllowed("switch.central_classes", s.CentralClasses, "must be one of: "+strings.Join(topo.CentralSchemes(), ", "))
 	}

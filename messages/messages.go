@@ -1,6 +1,6 @@
 // Package messages defines what simulated components send each other: flits
 // (as whole packets under virtual cut-through), credits, and the requests,
-// grants, refusals and cancels of the switch allocators. Every message names
+// grants, refusals, cancels, accepts and declines of the switch allocators. Every message names
 // the component it is for and the cycle it takes effect; a message never
 // takes effect earlier than the sender's cycle plus the minimum latency
 // between components, which is what lets groups of components run a window
@@ -45,6 +45,13 @@ const (
 	// source, Slot the request slot at the destination and VL the
 	// destination's VL (or central lane).
 	KindTail
+	// KindAccept: under the islip allocator, the source of Slot accepts the
+	// grant of its request Tag (the destination queues the packet; Count is
+	// the iteration that matched it).
+	KindAccept
+	// KindDecline: under the islip allocator, the source of Slot declines
+	// the grant of its request Tag (it accepted another destination's).
+	KindDecline
 )
 
 func (k Kind) String() string {
@@ -63,6 +70,10 @@ func (k Kind) String() string {
 		return "cancel"
 	case KindTail:
 		return "tail"
+	case KindAccept:
+		return "accept"
+	case KindDecline:
+		return "decline"
 	}
 	return "unknown"
 }
@@ -107,7 +118,7 @@ type Msg struct {
 	Src   CompID
 	Slot  int32
 	VL    int32 // credit: the VL; request/grant: the VL at the destination buffer (a central buffer: its lane)
-	Count int32 // credit: number of credits
+	Count int32 // credit: number of credits; islip request and accept: the iteration (from 1)
 	Out   int32 // request: the switch output port the packet is routed to
 	Alone bool  // request: the source has no packet ready on another VL, so it may wait here
 	Tag   int32 // request, grant, refusal, cancel: the source's number for the request (pipelined allocation)

@@ -183,3 +183,43 @@ func TestHardwareConstraintKeys(t *testing.T) {
 		t.Errorf("decision_cycles -1: %v", err)
 	}
 }
+
+// TestIslipKeys: switch.islip_iterations is read from YAML and kept within
+// what fits in AT (2·iterations + 1 phases of at least a cycle); islip is
+// refused with preemption.
+func TestIslipKeys(t *testing.T) {
+	cfg := fabric.Default()
+	if err := DecodeConfig([]byte("switch:\n  allocator: islip\n  islip_iterations: 3\n"), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Switch.Allocator != fabric.AllocIslip || cfg.Switch.IslipIterations != 3 {
+		t.Fatalf("decoded %q, %d", cfg.Switch.Allocator, cfg.Switch.IslipIterations)
+	}
+	if err := cfg.Validate(sched.Default()); err != nil {
+		t.Errorf("refused: %v", err)
+	}
+	if w := cfg.MaxWindow(); w != 2 {
+		t.Errorf("window %d, want 2 (floor(16/7): the islip messages' latency)", w)
+	}
+	for _, tc := range []struct {
+		at, iterations int
+		want           string
+	}{
+		{16, 0, "switch.islip_iterations: 0 is not allowed: must be in [1, 7]"},
+		{16, 8, "switch.islip_iterations: 8 is not allowed: must be in [1, 7]"},
+		{4, 2, "switch.islip_iterations: 2 is not allowed: must be in [1, 1]"},
+	} {
+		cfg := fabric.Default()
+		cfg.Switch.Allocator, cfg.Switch.IslipIterations, cfg.Switch.Latency.AT = fabric.AllocIslip, tc.iterations, int64(tc.at)
+		if err := cfg.Validate(sched.Default()); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("AT %d, %d iterations: %v; want %q", tc.at, tc.iterations, err, tc.want)
+		}
+	}
+	cfg = fabric.Default()
+	cfg.Switch.Allocator = fabric.AllocIslip
+	cfg.QoS.Preemption.Preempts = map[string][]string{"VO": {"BK"}}
+	cfg.QoS.Preemption.MinFlits = 16
+	if err := cfg.Validate(sched.Default()); err == nil || !strings.Contains(err.Error(), `switch.allocator: "islip" is not allowed: must be pipelined or serial with qos.preemption`) {
+		t.Errorf("islip with preemption: %v", err)
+	}
+}
