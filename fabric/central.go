@@ -32,7 +32,7 @@ type centralXbar struct {
 	mports  int
 	buf     []centralBuffer
 	req     [][PortsPerMPort]pending
-	preq    []reqQueue // per MPort, for the pipelined allocator
+	preq    []reqQueue      // per MPort, for the pipelined allocator
 	ireq    []islipRequests // per MPort, for the islip allocator
 	outComp []messages.CompID
 

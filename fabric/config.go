@@ -89,12 +89,12 @@ type SwitchConfig struct {
 	CentralBufferFlits int           `yaml:"central_buffer_flits" json:"central_buffer_flits"` // each of the 2 per MPort
 	ExclusiveVLFlits   int           `yaml:"exclusive_vl_flits" json:"exclusive_vl_flits"`
 	MaxVLFlits         int           `yaml:"max_vl_flits" json:"max_vl_flits"`
-	MPortSpeedup       int           `yaml:"mport_speedup" json:"mport_speedup"`     // flits/cycle on MPort crossbar links
-	CentralSpeedup     int           `yaml:"central_speedup" json:"central_speedup"` // flits/cycle out of the central crossbar
-	CentralClasses     string        `yaml:"central_classes" json:"central_classes"` // lanes of a central buffer: topo.CentralByDirection or topo.CentralByVL
-	Allocator          string        `yaml:"allocator" json:"allocator"`             // AllocPipelined, AllocSerial or AllocIslip
+	MPortSpeedup       int           `yaml:"mport_speedup" json:"mport_speedup"`       // flits/cycle on MPort crossbar links
+	CentralSpeedup     int           `yaml:"central_speedup" json:"central_speedup"`   // flits/cycle out of the central crossbar
+	CentralClasses     string        `yaml:"central_classes" json:"central_classes"`   // lanes of a central buffer: topo.CentralByDirection or topo.CentralByVL
+	Allocator          string        `yaml:"allocator" json:"allocator"`               // AllocPipelined, AllocSerial or AllocIslip
 	IslipIterations    int           `yaml:"islip_iterations" json:"islip_iterations"` // islip: request-grant-accept rounds per transfer window, 2·iterations+1 <= AT
-	AllocatorDepth     int           `yaml:"allocator_depth" json:"allocator_depth"` // pipelined: most requests in flight per buffer; 0 = no limit but the booking lookahead
+	AllocatorDepth     int           `yaml:"allocator_depth" json:"allocator_depth"`   // pipelined: most requests in flight per buffer; 0 = no limit but the booking lookahead
 	Latency            LatencyConfig `yaml:"latency" json:"latency"`
 }
 
@@ -234,7 +234,7 @@ func Default() Config {
 			InputBufferFlits: 256, OutputBufferFlits: 256, CentralBufferFlits: 256,
 			ExclusiveVLFlits: 16, MaxVLFlits: 48, MPortSpeedup: 3, CentralSpeedup: 4, CentralClasses: topo.CentralByDirection,
 			Allocator: AllocPipelined, IslipIterations: 1,
-			Latency:   LatencyConfig{RT: 32, SBIn: 50, SBOut: 50, AT: 16, XMPort: 2, XCentral: 2, Fly: 8},
+			Latency: LatencyConfig{RT: 32, SBIn: 50, SBOut: 50, AT: 16, XMPort: 2, XCentral: 2, Fly: 8},
 		},
 		NIC: NICConfig{InjectionBufferFlits: 256, ReceiveBufferFlits: 256},
 		QoS: QoSConfig{Scheduler: "rr", SchedulerView: ViewEligible, SLs: Table7SLs(DefaultMTUBytes, 0.2, 20), SC2VL: []int{0, 1, 2, 3, 4, 5, 6, 7, 6, 7},

@@ -41,6 +41,10 @@ func islipPhase(at int64, iterations int) int64 {
 
 // islipRound is a source's round of requests for one transfer window.
 type islipRound struct {
+	// Whole-run counts: iterations sent (each a set of requests), rounds
+	// ended by an accept, windows given up, grants declined.
+	Iterations, Matches, Lost, Declined int64
+
 	on      bool
 	iter    int32       // 1 for the first iteration
 	window  clock.Cycle // W: every request of the round starts its transfer then
@@ -76,13 +80,11 @@ func (s *source) nextIslip(now clock.Cycle, p *params, send islipSend, out *Outb
 		switch {
 		case s.acceptIslip(now, p, out):
 			r.on = false
-		case r.iter < p.islipIters && now+3*p.phase <= r.window:
-			if s.requestIslip(now, p, r.iter+1, r.window, send) {
-				return clock.Never
-			}
-			r.on = false
+		case r.iter < p.islipIters && now+3*p.phase <= r.window && s.requestIslip(now, p, r.iter+1, r.window, send):
+			return clock.Never
 		default:
 			r.on = false // the window is lost
+			r.Lost++
 		}
 	}
 	at := p.requestLatency + p.grantLatency
@@ -128,6 +130,7 @@ func (s *source) requestIslip(now clock.Cycle, p *params, iter int32, window clo
 		return false
 	}
 	r.on, r.iter, r.window, r.waiting = true, iter, window, len(r.reqs)
+	r.Iterations++
 	return true
 }
 
@@ -160,13 +163,16 @@ func (s *source) acceptIslip(now clock.Cycle, p *params, out *Outbox) bool {
 	if best < 0 {
 		return false
 	}
+	r.Matches++
 	for i := range r.reqs {
 		x := &r.reqs[i]
 		if !x.granted {
 			continue
 		}
 		kind := messages.KindDecline
-		if i == best {
+		if i != best {
+			r.Declined++
+		} else {
 			kind = messages.KindAccept
 			e := s.q[x.q].Pop()
 			if e.Pkt.ID != x.id {

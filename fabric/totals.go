@@ -31,6 +31,16 @@ type Totals struct {
 	Preemptions       int64
 	PreemptionsByPair [][]int64
 	HoleCycles        int64
+	// The islip allocator's rounds over the whole run, summed over the
+	// switches' input and central buffers (islipRound).
+	IslipIterations, IslipMatches, IslipLost, IslipDeclined int64
+}
+
+func (t *Totals) addIslip(r *islipRound) {
+	t.IslipIterations += r.Iterations
+	t.IslipMatches += r.Matches
+	t.IslipLost += r.Lost
+	t.IslipDeclined += r.Declined
 }
 
 // addLink adds a link sender's preemption counters.
@@ -69,6 +79,14 @@ func (n *Network) Totals() Totals {
 		}
 	}
 	for _, sp := range n.switches {
+		for _, m := range sp.MPorts {
+			for i := range m.ibuf {
+				t.addIslip(&m.ibuf[i].isl)
+			}
+		}
+		for b := range sp.Central.buf {
+			t.addIslip(&sp.Central.buf[b].isl)
+		}
 		for _, op := range sp.Outputs {
 			t.CreditStallCycles += op.StallCycles
 			t.SwitchDecisions, t.SwitchWasted = t.SwitchDecisions+op.Decisions, t.SwitchWasted+op.WastedDecisions

@@ -83,6 +83,7 @@ type Results struct {
 	SwitchSchedulerIdleCycles int64             `json:"switch_scheduler_idle_cycles"`
 	NICSchedulerIdleCycles    int64             `json:"nic_scheduler_idle_cycles"`
 	Preemption                *PreemptionResult `json:"preemption,omitempty"` // with qos.preemption
+	Islip                     *IslipResult      `json:"islip,omitempty"`      // with switch.allocator islip
 	ConservationOK            bool              `json:"conservation_ok"`
 	ConservationProblems      []string          `json:"conservation_problems,omitempty"`
 	Digest                    string            `json:"digest"`
@@ -140,6 +141,9 @@ func Measure(n *fabric.Network, o Outcome) *Results {
 	r.SchedulerHitRate = fabric.HitRate(r.SchedulerDecisions, r.SchedulerWasted)
 	r.SwitchHitRate, r.NICHitRate = fabric.HitRate(tot.SwitchDecisions, tot.SwitchWasted), fabric.HitRate(tot.NICDecisions, tot.NICWasted)
 	r.Preemption = preemptionResult(&cfg, &tot)
+	if cfg.Switch.Allocator == fabric.AllocIslip {
+		r.Islip = &IslipResult{Iterations: tot.IslipIterations, Matches: tot.IslipMatches, LostWindows: tot.IslipLost, Declined: tot.IslipDeclined}
+	}
 	r.SwitchSchedulerIdleCycles, r.NICSchedulerIdleCycles = tot.SwitchSchedulerIdle, tot.NICSchedulerIdle
 	r.SchedulerIdleCycles = tot.SwitchSchedulerIdle + tot.NICSchedulerIdle
 	if tot.Schedulers > 0 && o.Reached > 0 {
@@ -201,6 +205,18 @@ func series(st *fabric.Stats, interval, reached int64, nics int) []SeriesPoint {
 		out = append(out, p)
 	}
 	return out
+}
+
+// IslipResult counts the islip allocator's work over the whole run, summed
+// over the switches' input and central buffers: iterations sent (each a
+// set of requests for one read-port window), rounds ended by an accept,
+// windows given up with no grant accepted, and grants declined (each left
+// a destination's write port booked for a transfer that did not come).
+type IslipResult struct {
+	Iterations  int64 `json:"iterations"`
+	Matches     int64 `json:"matches"`
+	LostWindows int64 `json:"lost_windows"`
+	Declined    int64 `json:"declined"`
 }
 
 // PreemptionResult counts the packet preemptions of a run (qos.preemption)

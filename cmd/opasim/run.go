@@ -180,6 +180,10 @@ func printSummary(w io.Writer, r *sim.Results) {
 		fmt.Fprintf(w, "preemption: %d packets interrupted (%s), %d link cycles held for a late flit\n",
 			pr.Preemptions, strings.Join(pairs, ", "), pr.HoleCycles)
 	}
+	if is := r.Islip; is != nil {
+		fmt.Fprintf(w, "islip:    %d iterations, %d matches, %d windows lost, %d grants declined (whole run)\n",
+			is.Iterations, is.Matches, is.LostWindows, is.Declined)
+	}
 	printTrace(w, r)
 	fmt.Fprintf(w, "conservation %s, digest %s\n", ok, r.Digest)
 	fmt.Fprintf(w, "speed     %.0f cycles/s, %.0f flits/s, %.2f s wall\n", r.CyclesPerSecond, r.FlitsPerSecond, r.WallSeconds)
