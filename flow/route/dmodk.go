@@ -53,32 +53,43 @@ func (r *DModK) Route(src, dst int32, fn PathFunc) error {
 
 // AppendPath appends the path from server src to server dst (distinct,
 // not checked) to buf.
+//
+// Link ids are computed, not looked up (a chain of lookups, one per hop,
+// would cost a memory access each): the links of switch (l, w) start at
+// NumServers() + l·k^(n-1)·2k + w·2k, as the tree builder lays them out
+// (w·k at the top level, whose switches have no up links).
+// With q_l = dst / k^l and digit d_l = q_l - k·q_{l+1}, the switch crossed
+// at level l on the way up has label dst mod k^l + (src / k^(l+1))·k^l,
+// on the way down dst mod k^l + q_{l+1}·k^l.
 func (r *DModK) AppendPath(buf []int32, src, dst int32) []int32 {
-	t := r.t
+	k := uint32(r.k)
+	k2 := 2 * k
+	base := uint32(r.t.NumServers())
+	per := uint32(r.t.Pow(r.t.N - 1))
+	top := uint32(r.t.N - 1)
 	us, ud := uint32(src), uint32(dst)
-	top := 0
-	for r.pdiv[top+1].div(us) != r.pdiv[top+1].div(ud) {
-		top++
+	buf = append(buf, r.t.OutStart(src))
+	qs, qd, pow := us, ud, uint32(1)
+	l := uint32(0)
+	for ; ; l++ {
+		qs1, qd1 := r.kdiv.div(qs), r.kdiv.div(qd)
+		if qs1 == qd1 {
+			break
+		}
+		w := ud - qd*pow + qs1*pow
+		buf = append(buf, int32(base+l*per*k2+w*k2+k+qd-qd1*k))
+		qs, qd, pow = qs1, qd1, pow*k
 	}
-	var digit [32]int32 // n <= 31: 2n·k^n links fit an int32
-	q := ud
-	for l := 0; l <= top; l++ {
-		next := r.kdiv.div(q)
-		digit[l] = int32(q - next*uint32(r.k))
-		q = next
+	next := r.kdiv.div(qd) // q_{l+1}
+	for ; l > 0; l-- {
+		q := r.pdiv[l].div(ud) // q_l; pow = k^l
+		w := ud - q*pow + next*pow
+		deg := k2
+		if l == top {
+			deg = k
+		}
+		buf = append(buf, int32(base+l*per*k2+w*deg+q-next*k))
+		next, pow = q, uint32(r.t.Pow(int(l)-1))
 	}
-	link := t.OutStart(src)
-	buf = append(buf, link)
-	sw := t.Head(link)
-	for l := 0; l < top; l++ {
-		link = t.OutStart(sw) + r.k + digit[l]
-		buf = append(buf, link)
-		sw = t.Head(link)
-	}
-	for l := top; l > 0; l-- {
-		link = t.OutStart(sw) + digit[l]
-		buf = append(buf, link)
-		sw = t.Head(link)
-	}
-	return append(buf, t.OutStart(sw)+digit[0])
+	return append(buf, int32(base+next*k2+ud-next*k))
 }

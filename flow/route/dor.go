@@ -22,6 +22,9 @@ type DOR struct {
 	spp      int32
 	sppDiv   divisor
 	coord    []int32 // coord[s*nd+i]: switch s's coordinate along dimension i
+	ringOf   []int32 // ringOf[s*nd+i]: the index of the ring along dimension i through switch s
+	lineBase []int32 // lineBase[i]: the + line of ring 0 along dimension i; ring r's + line is lineBase[i]+2r, its − line the next
+	lines    *Lines
 	buf      []int32
 }
 
@@ -47,7 +50,95 @@ func NewDOR(t *graph.Torus) *DOR {
 			r.coord[s*nd+i] = int32(t.Coord(int32(s), i))
 		}
 	}
+	r.buildLines()
 	return r
+}
+
+// buildLines numbers the lines of AppendRuns: line p (p < servers) is
+// server p's link to its switch, line servers+p the link from the switch to
+// server p, then, for each dimension of size > 1, for each ring along it
+// (in order of the ring's switch of coordinate 0), the ring's + links in
+// order of coordinate and its − links in order of decreasing coordinate.
+// Every link is on exactly one line. Memory: 4 bytes per link and per
+// line, and 4 per switch and dimension for ringOf.
+func (r *DOR) buildLines() {
+	t := r.t
+	servers, w := int32(t.NumServers()), int32(t.NumSwitches())
+	ls := &Lines{Start: make([]int32, 0, 2*servers+1), Links: make([]int32, 0, t.NumLinks())}
+	for p := int32(0); p < servers; p++ {
+		ls.Start = append(ls.Start, int32(len(ls.Links)))
+		ls.Links = append(ls.Links, t.OutStart(p))
+	}
+	for p := int32(0); p < servers; p++ {
+		ls.Start = append(ls.Start, int32(len(ls.Links)))
+		sw := p / r.spp
+		ls.Links = append(ls.Links, r.linkBase+sw*r.deg+p-sw*r.spp)
+	}
+	r.ringOf = make([]int32, int(w)*r.nd)
+	r.lineBase = make([]int32, r.nd)
+	index := make([]int32, w)
+	for i := range r.nd {
+		size, stride := r.size[i], r.stride[i]
+		r.lineBase[i] = int32(len(ls.Start))
+		if size == 1 {
+			continue
+		}
+		ring := int32(0)
+		for s := int32(0); s < w; s++ {
+			c := r.coord[int(s)*r.nd+i]
+			if c == 0 {
+				index[s] = ring
+				ring++
+				for _, minus := range []int32{0, 1} {
+					ls.Start = append(ls.Start, int32(len(ls.Links)))
+					for p := int32(0); p < size; p++ {
+						c := p
+						if minus == 1 {
+							c = size - 1 - p
+						}
+						ls.Links = append(ls.Links, r.linkBase+(s+c*stride)*r.deg+r.port[i]+minus)
+					}
+				}
+			}
+			r.ringOf[int(s)*r.nd+i] = index[s-c*stride]
+		}
+	}
+	ls.Start = append(ls.Start, int32(len(ls.Links)))
+	r.lines = ls
+}
+
+// Lines returns the lines AppendRuns refers to (see buildLines).
+func (r *DOR) Lines() *Lines { return r.lines }
+
+// AppendRuns appends the runs of the path from server src to server dst
+// (distinct, not checked) to buf: the source's server link, one run per
+// dimension crossed, the destination's server link.
+func (r *DOR) AppendRuns(buf []Run, src, dst int32) []Run {
+	ss := int32(r.sppDiv.div(uint32(src)))
+	ds := int32(r.sppDiv.div(uint32(dst)))
+	buf = append(buf, Run{Line: src, Count: 1})
+	s := ss
+	nd := r.nd
+	for i := range nd {
+		size := r.size[i]
+		a := r.coord[int(ss)*nd+i]
+		b := r.coord[int(ds)*nd+i]
+		delta := b - a
+		if delta < 0 {
+			delta += size
+		}
+		if delta == 0 {
+			continue
+		}
+		line := r.lineBase[i] + 2*r.ringOf[int(s)*nd+i]
+		if 2*delta < size || 2*delta == size && a&1 == 0 {
+			buf = append(buf, Run{Line: line, Start: a, Count: delta})
+		} else {
+			buf = append(buf, Run{Line: line + 1, Start: size - 1 - a, Count: size - delta})
+		}
+		s += (b - a) * r.stride[i]
+	}
+	return append(buf, Run{Line: int32(r.t.NumServers()) + dst, Count: 1})
 }
 
 // Name returns "dor".

@@ -104,3 +104,33 @@ func (v divisor) div(x uint32) uint32 {
 	hi, _ := bits.Mul64(v.m, uint64(x))
 	return uint32(hi)
 }
+
+// Run is a stretch of a path along a line of links: Count consecutive
+// links of line Line, from position Start, wrapping round the line's end
+// (Count is at most the line's length).
+type Run struct{ Line, Start, Count int32 }
+
+// Lines is a set of lines, each a cyclic sequence of links: line i is
+// Links[Start[i]:Start[i+1]], its position p being Links[Start[i]+p].
+type Lines struct {
+	Start []int32
+	Links []int32
+}
+
+// NumLines returns the number of lines.
+func (ls *Lines) NumLines() int { return len(ls.Start) - 1 }
+
+// RunRouter is implemented by single-path routers whose paths are runs
+// along lines that partition the graph's links (on a torus each ring in
+// each direction is a line and each server link a line of its own). An
+// engine adds a path's load with a difference array and finds its most
+// loaded link with a range-maximum table, at a cost per run instead of
+// per link.
+type RunRouter interface {
+	SinglePath
+	// Lines returns the lines (shared: do not modify).
+	Lines() *Lines
+	// AppendRuns appends the runs of the path from src to dst (distinct
+	// servers, not checked) to buf, in path order, and returns it.
+	AppendRuns(buf []Run, src, dst int32) []Run
+}

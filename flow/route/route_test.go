@@ -402,3 +402,47 @@ func TestDivisor(t *testing.T) {
 func sortPaths(p [][]int32) {
 	slices.SortFunc(p, func(a, b []int32) int { return slices.Compare(a, b) })
 }
+
+// TestDORRuns checks that the lines partition the links and that every
+// path's runs, expanded through the lines, are the path AppendPath gives.
+func TestDORRuns(t *testing.T) {
+	for _, c := range []struct {
+		dims []int
+		spp  int
+	}{{[]int{4}, 1}, {[]int{5}, 2}, {[]int{2}, 1}, {[]int{4, 4}, 1}, {[]int{3, 4}, 2}, {[]int{2, 3, 4}, 1}, {[]int{4, 1, 3}, 2}, {[]int{1}, 3}} {
+		tor := mustTorus(t, c.dims, c.spp)
+		r := NewDOR(tor)
+		var _ RunRouter = r
+		ls := r.Lines()
+		seen := make([]int, tor.NumLinks())
+		for _, l := range ls.Links {
+			seen[l]++
+		}
+		for l, n := range seen {
+			if n != 1 {
+				t.Fatalf("%v: link %d on %d lines", c.dims, l, n)
+			}
+		}
+		n := int32(tor.NumServers())
+		for s := int32(0); s < n; s++ {
+			for d := int32(0); d < n; d++ {
+				if s == d {
+					continue
+				}
+				var got []int32
+				for _, run := range r.AppendRuns(nil, s, d) {
+					lo, hi := ls.Start[run.Line], ls.Start[run.Line+1]
+					if run.Count < 1 || run.Count > hi-lo || run.Start < 0 || run.Start >= hi-lo {
+						t.Fatalf("%v %d→%d: run %+v on a line of %d", c.dims, s, d, run, hi-lo)
+					}
+					for k := int32(0); k < run.Count; k++ {
+						got = append(got, ls.Links[lo+(run.Start+k)%(hi-lo)])
+					}
+				}
+				if want := r.AppendPath(nil, s, d); !slices.Equal(got, want) {
+					t.Fatalf("%v %d→%d: runs give %v, path is %v", c.dims, s, d, got, want)
+				}
+			}
+		}
+	}
+}
