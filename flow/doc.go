@@ -1,0 +1,22 @@
+// Package flow is the root of opasim's flow-level network engine (seed 001,
+// INRFlow, sections 3.1 and 4): instead of moving flits cycle by cycle it
+// routes whole flows and shares link capacity between them.
+//
+// The engine lives in subpackages and imports none of the cycle-level
+// machinery (fabric, actors, sim):
+//
+//   - flow/graph: a compact network graph in flat slices (CSR adjacency),
+//     with k-ary n-tree and torus builders;
+//   - flow/route: d-mod-k routing on trees, dimension-order routing on tori
+//     and ECMP over the shortest paths of any graph;
+//   - flow/static: the static engine, which routes every flow of a traffic
+//     pattern at once and reports link loads, hop counts and seed 001's
+//     throughput figures of merit;
+//   - flow/maxmin: an exact max-min fair (progressive filling) solver with
+//     incremental updates;
+//   - flow/dynamic: the dynamic engine, which runs flows with sizes, start
+//     times and dependencies, sharing bandwidth max-min fairly.
+//
+// docs/flow.md describes the data structures, the algorithms, their cost
+// and the measured speed.
+package flow

@@ -1,0 +1,67 @@
+package static
+
+import (
+	"testing"
+
+	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/route"
+)
+
+func benchRun(b *testing.B, r route.Router, p Pattern, workers int) {
+	b.Helper()
+	var res *Result
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		var err error
+		if res, err = Run(r, p, Options{Workers: workers}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(res.Flows), "flows")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(res.Flows), "ns/flow")
+	b.ReportMetric(res.MaxLoad, "maxload")
+	b.ReportMetric(res.NonRestricted, "nonrestricted")
+	b.ReportMetric(res.Restricted, "restricted")
+}
+
+func benchTree(b *testing.B, k, n, workers int) {
+	tr, err := graph.NewTree(k, n, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := AllToAll(tr.NumServers())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, route.NewDModK(tr), p, workers)
+}
+
+func benchTorus(b *testing.B, dims []int, workers int) {
+	if testing.Short() {
+		b.Skip("a 32x32x16 torus all-to-all takes tens of seconds")
+	}
+	tor, err := graph.NewTorus(dims, 1, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := AllToAll(tor.NumServers())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, route.NewDOR(tor), p, workers)
+}
+
+// BenchmarkTreeAllToAll: 16-ary 3-tree (4,096 servers), d-mod-k,
+// all-to-all: 16,773,120 flows.
+func BenchmarkTreeAllToAll(b *testing.B)         { benchTree(b, 16, 3, 1) }
+func BenchmarkTreeAllToAllWorkers2(b *testing.B) { benchTree(b, 16, 3, 2) }
+
+// BenchmarkTorusAllToAll: 32x32x16 torus, one server per switch (16,384
+// servers), DOR, all-to-all: 268,419,072 flows.
+func BenchmarkTorusAllToAll(b *testing.B)         { benchTorus(b, []int{32, 32, 16}, 1) }
+func BenchmarkTorusAllToAllWorkers2(b *testing.B) { benchTorus(b, []int{32, 32, 16}, 2) }
+
+// BenchmarkSmallTorusAllToAll: 16x16x8 torus (2,048 servers), DOR,
+// all-to-all: 4,192,256 flows.
+func BenchmarkSmallTorusAllToAll(b *testing.B) { benchTorus(b, []int{16, 16, 8}, 1) }

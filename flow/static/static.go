@@ -1,0 +1,484 @@
+// Package static is the flow engine's static mode (seed 001 section 3.1):
+// every flow of a traffic pattern is routed at once, each link's capacity
+// is shared among the flows crossing it, and the engine reports link
+// loads, path lengths and the figures of merit of seed 001 section 4.
+//
+// Definitions. A flow split over paths (multipath routing) puts share w_p
+// of itself on path p (Σ w_p = 1); a link's load is the sum of the shares
+// of the paths crossing it (for single-path routing, the number of flows).
+// A link of capacity C and load L gives each unit of share C/L, so path p
+// runs at w_p · min over its links of C/L and a flow's rate is the sum
+// over its paths: with single-path routing and unit capacities, 1/(the
+// highest load on its path). Then:
+//
+//   - non-restricted aggregate throughput: the sum of all flows' rates
+//     (loosely coupled applications: every flow at its own bottleneck);
+//   - restricted aggregate throughput: the number of flows times the
+//     lowest rate (tightly coupled applications: every flow at the speed
+//     of the slowest);
+//   - throughput per port: either aggregate divided by the number of
+//     ports, one per directed link (each link is one port's transmit side).
+//
+// Rates are in the unit of the graph's capacities.
+package static
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/route"
+)
+
+// Options tune Run.
+type Options struct {
+	// Workers is the number of goroutines routing flows (0: 1). Each keeps
+	// its own link-load array (8 bytes per link) and router.
+	Workers int
+	// Bins is the number of bins of the link-load histogram (0: 16).
+	Bins int
+}
+
+// Limits on Options.
+const (
+	MaxWorkers = 256
+	MaxBins    = 1 << 20
+)
+
+// Histogram counts links by load: Counts[i] links have load in
+// [i·Width, (i+1)·Width), the last bin also holding load = Bins·Width.
+type Histogram struct {
+	Width  float64
+	Counts []int64
+}
+
+// Result is what a static run measures.
+type Result struct {
+	Routing, Pattern string
+	Flows            int64 // flows routed
+	Unrouted         int64 // flows whose destination cannot be reached (counted nowhere else)
+	Paths            int64 // paths of the routed flows (Flows with single-path routing)
+	Links            int   // directed links, one per port
+
+	Load     []float64 // Load[l]: the shares of the flows crossing link l
+	MaxLoad  float64   // the highest link load
+	MeanLoad float64   // the mean link load over all links
+	// MaxRelativeLoad is the highest load/capacity ratio (MaxLoad with
+	// unit capacities).
+	MaxRelativeLoad float64
+	LoadHistogram   Histogram
+
+	// Hops[h] is the number of flows (weighted by path share) whose path
+	// crosses h links.
+	Hops     []float64
+	MeanHops float64
+	MaxHops  int
+
+	MinRate, MeanRate, MaxRate float64 // over routed flows
+	NonRestricted              float64 // Σ rates
+	Restricted                 float64 // Flows · MinRate
+	NonRestrictedPerPort       float64 // NonRestricted / Links
+	RestrictedPerPort          float64 // Restricted / Links
+}
+
+// chunks is how many ranges the sources are cut into, whatever the number
+// of workers: sums are added chunk by chunk in order, so results do not
+// depend on Workers (except link loads of multipath flows, whose float
+// sums may differ in the last bits).
+const chunks = 1024
+
+// Run routes every flow of p with r and measures the result.
+func Run(r route.Router, p Pattern, o Options) (*Result, error) {
+	g := r.Graph()
+	if p.Servers() != g.NumServers() {
+		return nil, fmt.Errorf("static pattern %s servers: %d is not allowed: must equal the network's %d servers", p.Name(), p.Servers(), g.NumServers())
+	}
+	if o.Workers < 0 || o.Workers > MaxWorkers {
+		return nil, fmt.Errorf("static workers: %d is not allowed: must be in [0, %d] (0: 1)", o.Workers, MaxWorkers)
+	}
+	if o.Bins < 0 || o.Bins > MaxBins {
+		return nil, fmt.Errorf("static bins: %d is not allowed: must be in [0, %d] (0: 16)", o.Bins, MaxBins)
+	}
+	bins := o.Bins
+	if bins == 0 {
+		bins = 16
+	}
+	n := g.NumServers()
+	nc := min(n, chunks)
+	bound := func(c int) int32 { return int32(int64(c) * int64(n) / int64(nc)) }
+	workers := min(max(o.Workers, 1), nc)
+
+	// Pass 1: link loads and hop counts.
+	ws := make([]*worker, workers)
+	for i := range ws {
+		ws[i] = newWorker(r.Clone(), g.NumLinks())
+	}
+	parallel(ws, nc, func(w *worker, c int) { w.pass1(p, bound(c), bound(c+1)) })
+	if err := firstError(ws); err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Go(w.finish1)
+	}
+	wg.Wait()
+	res := &Result{Routing: r.Name(), Pattern: p.Name(), Links: g.NumLinks(), Load: ws[0].load}
+	for _, w := range ws {
+		res.Flows += w.flows
+		res.Paths += w.paths
+		res.Unrouted += w.unrouted
+		if len(w.hops) > len(res.Hops) {
+			res.Hops = append(res.Hops, make([]float64, len(w.hops)-len(res.Hops))...)
+		}
+		for h, c := range w.hops {
+			res.Hops[h] += c
+		}
+	}
+	for _, w := range ws[1:] {
+		for l, x := range w.load {
+			res.Load[l] += x
+		}
+		w.load = nil
+	}
+	res.loadStats(g, bins)
+
+	// Pass 2: every flow's rate, from the relative loads.
+	var ls *route.Lines
+	if rr, ok := r.(route.RunRouter); ok {
+		ls = rr.Lines()
+	}
+	lim := newLimits(g, res.Load, ls)
+	if res.Unrouted > 0 {
+		lim.up, lim.down = nil, nil // the shortcut would count unroutable flows
+	}
+	part := make([]rates, nc)
+	parallel(ws, nc, func(w *worker, c int) { part[c] = w.pass2(p, bound(c), bound(c+1), lim) })
+	if err := firstError(ws); err != nil {
+		return nil, err
+	}
+	res.MinRate = math.Inf(1)
+	for _, pr := range part {
+		res.NonRestricted += pr.sum
+		res.MinRate = min(res.MinRate, pr.min)
+		res.MaxRate = max(res.MaxRate, pr.max)
+	}
+	if res.Flows == 0 {
+		res.MinRate = 0
+	} else {
+		res.MeanRate = res.NonRestricted / float64(res.Flows)
+	}
+	res.Restricted = float64(res.Flows) * res.MinRate
+	if res.Links > 0 {
+		res.NonRestrictedPerPort = res.NonRestricted / float64(res.Links)
+		res.RestrictedPerPort = res.Restricted / float64(res.Links)
+	}
+	return res, nil
+}
+
+func (res *Result) loadStats(g *graph.Graph, bins int) {
+	sum := 0.0
+	for l, x := range res.Load {
+		sum += x
+		res.MaxLoad = max(res.MaxLoad, x)
+		res.MaxRelativeLoad = max(res.MaxRelativeLoad, x/g.Capacity(int32(l)))
+	}
+	if len(res.Load) > 0 {
+		res.MeanLoad = sum / float64(len(res.Load))
+	}
+	res.LoadHistogram = Histogram{Width: res.MaxLoad / float64(bins), Counts: make([]int64, bins)}
+	if res.MaxLoad == 0 {
+		res.LoadHistogram.Width = 1
+	}
+	for _, x := range res.Load {
+		b := min(int(x/res.LoadHistogram.Width), bins-1)
+		res.LoadHistogram.Counts[b]++
+	}
+	hsum := 0.0
+	for h, c := range res.Hops {
+		hsum += float64(h) * c
+		if c > 0 {
+			res.MaxHops = h
+		}
+	}
+	if res.Flows > 0 {
+		res.MeanHops = hsum / float64(res.Flows)
+	}
+}
+
+// parallel runs do for every chunk in [0, nc), spread over the workers.
+func parallel(ws []*worker, nc int, do func(w *worker, c int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Go(func() {
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= nc {
+					return
+				}
+				if w.err == nil {
+					do(w, c)
+				}
+				if w.err != nil && w.errChunk < 0 {
+					w.errChunk = c
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// firstError returns the error of the lowest chunk, if any.
+func firstError(ws []*worker) error {
+	var err error
+	best := -1
+	for _, w := range ws {
+		if w.err != nil && (best < 0 || w.errChunk < best) {
+			err, best = w.err, w.errChunk
+		}
+	}
+	return err
+}
+
+type worker struct {
+	r        route.Router
+	single   route.SinglePath // r, when it gives one path per flow
+	runs     route.RunRouter  // r, when its paths are runs along lines
+	load     []float64
+	hops     []float64
+	flows    int64
+	paths    int64
+	unrouted int64
+	buf      []int32
+	runBuf   []route.Run
+	lines    *lineLoads // runs' difference array
+	err      error
+	errChunk int
+}
+
+func newWorker(r route.Router, links int) *worker {
+	w := &worker{r: r, load: make([]float64, links), errChunk: -1}
+	w.single, _ = r.(route.SinglePath)
+	if w.runs, _ = r.(route.RunRouter); w.runs != nil {
+		w.lines = newLineLoads(w.runs.Lines())
+	}
+	return w
+}
+
+func (w *worker) addHops(h int, share float64) {
+	for len(w.hops) <= h {
+		w.hops = append(w.hops, 0)
+	}
+	w.hops[h] += share
+}
+
+// pass1 adds the loads and hop counts of the flows from sources [lo, hi).
+func (w *worker) pass1(p Pattern, lo, hi int32) {
+	switch {
+	case w.runs != nil:
+		w.pass1Runs(p, lo, hi)
+	case w.single != nil:
+		w.pass1Single(p, lo, hi)
+	default:
+		w.pass1Multi(p, lo, hi)
+	}
+}
+
+func (w *worker) pass1Runs(p Pattern, lo, hi int32) {
+	rr, ll := w.runs, w.lines
+	buf, hops := w.runBuf, w.hops
+	flows := int64(0)
+	p.Flows(lo, hi, func(src, dst int32) {
+		buf = rr.AppendRuns(buf[:0], src, dst)
+		h := int32(0)
+		for _, r := range buf {
+			ll.add(r)
+			h += r.Count
+		}
+		for len(hops) <= int(h) {
+			hops = append(hops, 0)
+		}
+		hops[h]++
+		flows++
+	})
+	w.runBuf, w.hops = buf, hops
+	w.flows += flows
+	w.paths += flows
+}
+
+func (w *worker) pass1Single(p Pattern, lo, hi int32) {
+	sp, load := w.single, w.load
+	buf, hops := w.buf, w.hops
+	flows := int64(0)
+	p.Flows(lo, hi, func(src, dst int32) {
+		buf = sp.AppendPath(buf[:0], src, dst)
+		for _, l := range buf {
+			load[l]++
+		}
+		for len(hops) <= len(buf) {
+			hops = append(hops, 0)
+		}
+		hops[len(buf)]++
+		flows++
+	})
+	w.buf, w.hops = buf, hops
+	w.flows += flows
+	w.paths += flows
+}
+
+func (w *worker) pass1Multi(p Pattern, lo, hi int32) {
+	load := w.load
+	onPath := func(links []int32, share float64) {
+		for _, l := range links {
+			load[l] += share
+		}
+		w.addHops(len(links), share)
+		w.paths++
+	}
+	p.Flows(lo, hi, func(src, dst int32) {
+		if w.err != nil {
+			return
+		}
+		switch err := w.r.Route(src, dst, onPath); {
+		case err == nil:
+			w.flows++
+		case errors.Is(err, route.ErrNoPath):
+			w.unrouted++
+		default:
+			w.err = err
+		}
+	})
+}
+
+// finish1 moves loads held in difference arrays into the load array.
+func (w *worker) finish1() {
+	if w.lines != nil {
+		w.lines.flush(w.load)
+		w.lines = nil
+	}
+}
+
+// rates sums the rates of one chunk's flows.
+type rates struct{ sum, min, max float64 }
+
+func (r *rates) add(rate float64) {
+	r.sum += rate
+	r.min = min(r.min, rate)
+	r.max = max(r.max, rate)
+}
+
+// limits is what pass 2 reads: every link's load/capacity, its maximum,
+// and, when every server has exactly one link out and one in, those links'
+// ids (a flow whose first or last link is a most loaded one runs at
+// 1/maxRel, with no need to route it again).
+type limits struct {
+	rel      []float64
+	maxRel   float64
+	up, down []int32 // up[s], down[s]: server s's only outgoing and incoming link; nil if some server has more
+	rmq      *rangeMax
+}
+
+func newLimits(g *graph.Graph, load []float64, ls *route.Lines) *limits {
+	lim := &limits{rel: make([]float64, g.NumLinks())}
+	for l, x := range load {
+		lim.rel[l] = x / g.Capacity(int32(l))
+		lim.maxRel = max(lim.maxRel, lim.rel[l])
+	}
+	n := int32(g.NumServers())
+	lim.up, lim.down = make([]int32, n), make([]int32, n)
+	for s := int32(0); s < n; s++ {
+		in := g.In(s)
+		if g.Degree(s) != 1 || len(in) != 1 {
+			lim.up, lim.down = nil, nil
+			break
+		}
+		lim.up[s], lim.down[s] = g.OutStart(s), in[0]
+	}
+	if ls != nil {
+		lim.rmq = newRangeMax(ls, lim.rel)
+	}
+	return lim
+}
+
+// saturated reports whether the flow src→dst crosses a most loaded link
+// at one of its ends.
+func (lim *limits) saturated(src, dst int32) bool {
+	return lim.up != nil && max(lim.rel[lim.up[src]], lim.rel[lim.down[dst]]) >= lim.maxRel
+}
+
+// pass2 returns the rates of the flows from sources [lo, hi).
+func (w *worker) pass2(p Pattern, lo, hi int32, lim *limits) rates {
+	out := rates{min: math.Inf(1)}
+	switch {
+	case w.runs != nil:
+		rr, buf := w.runs, w.runBuf
+		sum, least, most := 0.0, math.Inf(1), 0.0
+		p.Flows(lo, hi, func(src, dst int32) {
+			var worst float64
+			if lim.saturated(src, dst) {
+				worst = lim.maxRel
+			} else {
+				buf = rr.AppendRuns(buf[:0], src, dst)
+				for _, r := range buf {
+					worst = max(worst, lim.rmq.max(r))
+				}
+			}
+			rate := 1 / worst
+			sum += rate
+			least = min(least, rate)
+			most = max(most, rate)
+		})
+		w.runBuf = buf
+		out = rates{sum, least, most}
+	case w.single != nil:
+		sp, buf, rel := w.single, w.buf, lim.rel
+		sum, least, most := 0.0, math.Inf(1), 0.0
+		p.Flows(lo, hi, func(src, dst int32) {
+			var worst float64
+			if lim.saturated(src, dst) {
+				worst = lim.maxRel
+			} else {
+				buf = sp.AppendPath(buf[:0], src, dst)
+				for _, l := range buf {
+					worst = max(worst, rel[l])
+				}
+			}
+			rate := 1 / worst
+			sum += rate
+			least = min(least, rate)
+			most = max(most, rate)
+		})
+		w.buf = buf
+		out = rates{sum, least, most}
+	default:
+		rate := 0.0
+		onPath := func(links []int32, share float64) {
+			worst := 0.0
+			for _, l := range links {
+				worst = max(worst, lim.rel[l])
+			}
+			rate += share / worst
+		}
+		p.Flows(lo, hi, func(src, dst int32) {
+			if w.err != nil {
+				return
+			}
+			if lim.saturated(src, dst) {
+				out.add(1 / lim.maxRel)
+				return
+			}
+			rate = 0
+			switch err := w.r.Route(src, dst, onPath); {
+			case err == nil:
+				out.add(rate)
+			case errors.Is(err, route.ErrNoPath):
+			default:
+				w.err = err
+			}
+		})
+	}
+	return out
+}
