@@ -135,7 +135,7 @@ func (d *Dragonfly) GlobalIndex(grp, to int) int {
 	case DragonflyRelative:
 		return ((to-grp-1)%d.G + d.G) % d.G
 	default: // circulant: to = grp + t + 1 (k = 2t) or grp − t − 1 (k = 2t+1)
-		off := ((to - grp) % d.G + d.G) % d.G // 1..g−1
+		off := ((to-grp)%d.G + d.G) % d.G // 1..g−1
 		if off <= d.A*d.H/2 {
 			return 2 * (off - 1)
 		}
