@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/route"
 )
 
 // counts checks a graph's servers, switches, directed links and BFS
@@ -333,4 +334,93 @@ func FuzzReadGraph(f *testing.F) {
 			t.Fatalf("%d links from %q", g.NumLinks(), src)
 		}
 	})
+}
+
+// checkPath fails unless links form a path from server src to server dst.
+func checkPath(t *testing.T, g *graph.Graph, links []int32, src, dst int32) {
+	t.Helper()
+	if len(links) == 0 || g.Tail(links[0]) != src || g.Head(links[len(links)-1]) != dst {
+		t.Fatalf("path %v does not go from %d to %d", links, src, dst)
+	}
+	for i := 1; i < len(links); i++ {
+		if g.Tail(links[i]) != g.Head(links[i-1]) {
+			t.Fatalf("path %v from %d to %d breaks after link %d", links, src, dst, links[i-1])
+		}
+	}
+}
+
+// TestDragonflyRouting: minimal paths are valid, cross at most one global
+// link, take at most 5 links and are never shorter than the shortest path
+// (they can be longer: two global hops through a third group's router
+// may be shorter than local, global, local); Valiant paths visit their
+// intermediate group, are at most 8 links (2 + local, global, local,
+// global, local... ), and their shares sum to 1.
+func TestDragonflyRouting(t *testing.T) {
+	for _, arr := range DragonflyArrangements() {
+		d, err := NewDragonfly(4, 2, 2, arr, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		minimal := d.MinimalRouter()
+		dist := make([]int32, d.NumNodes())
+		var q []int32
+		for src := int32(0); src < int32(d.NumServers()); src++ {
+			q = d.Distances(src, dist, q)
+			for dst := int32(0); dst < int32(d.NumServers()); dst++ {
+				if src == dst {
+					continue
+				}
+				p, err := route.Path(minimal, src, dst)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPath(t, d.Graph, p, src, dst)
+				global := 0
+				for _, l := range p {
+					if u, v := d.Tail(l), d.Head(l); !d.IsServer(u) && !d.IsServer(v) && (u-int32(d.NumServers()))/4 != (v-int32(d.NumServers()))/4 {
+						global++
+					}
+				}
+				if len(p) < int(dist[dst]) || len(p) > 5 || global > 1 {
+					t.Fatalf("%s: minimal %d→%d has %d links (%d global), shortest %d", arr, src, dst, len(p), global, dist[dst])
+				}
+			}
+		}
+		v, err := d.ValiantRouter(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pair := range [][2]int32{{0, 70}, {5, 9}, {1, 2}, {71, 0}} {
+			sum, n := 0.0, 0
+			groups := map[int]bool{}
+			err := v.Route(pair[0], pair[1], func(links []int32, share float64) {
+				checkPath(t, d.Graph, links, pair[0], pair[1])
+				if len(links) > 8 {
+					t.Errorf("%s valiant %v: %d links", arr, pair, len(links))
+				}
+				sum += share
+				n++
+				for _, l := range links {
+					if h := d.Head(l); !d.IsServer(h) {
+						groups[int(h-int32(d.NumServers()))/d.A] = true
+					}
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gs, gd := int(pair[0])/d.P/d.A, int(pair[1])/d.P/d.A
+			wantPaths, wantGroups := 3, 5
+			if gs == gd {
+				wantPaths, wantGroups = 1, 1
+			}
+			if n != wantPaths || sum < 0.999999 || sum > 1.000001 || len(groups) != wantGroups {
+				t.Errorf("%s valiant %v: %d paths, shares %.6f, %d groups visited; want %d, 1, %d", arr, pair, n, sum, len(groups), wantPaths, wantGroups)
+			}
+		}
+	}
+	d, _ := NewDragonfly(2, 1, 1, DragonflyAbsolute, 1)
+	if _, err := d.ValiantRouter(2); err == nil || !strings.Contains(err.Error(), "dragonfly valiant groups: 2 is not allowed: must be in [1, 1]") {
+		t.Errorf("valiant over too many groups: %v", err)
+	}
 }
