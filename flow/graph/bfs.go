@@ -1,6 +1,6 @@
 package graph
 
-// Distances fills dist (len NumNodes()) with the number of links on a
+// Distances fills dist (len NumNodes(); src must be a node) with the number of links on a
 // shortest path from node src to every node, -1 for the unreachable, by
 // breadth-first search; queue is scratch space (it is grown if too short
 // and returned for reuse). Servers other than src are never crossed:

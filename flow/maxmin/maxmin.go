@@ -229,8 +229,14 @@ func (s *Solver) Rate(id FlowID) float64 {
 	return s.flows[id].rate
 }
 
-// Path returns flow id's path (shared: do not modify).
-func (s *Solver) Path(id FlowID) []int32 { return s.flows[id].path }
+// Path returns flow id's path (shared: do not modify), nil for an unknown
+// id.
+func (s *Solver) Path(id FlowID) []int32 {
+	if s.checkFlow(id) != nil {
+		return nil
+	}
+	return s.flows[id].path
+}
 
 // Solve recomputes the rates of the flows in every connected component
 // that holds a link touched since the last Solve (by AddFlow, RemoveFlow
