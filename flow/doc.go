@@ -15,7 +15,8 @@
 //   - flow/maxmin: an exact max-min fair (progressive filling) solver with
 //     incremental updates;
 //   - flow/dynamic: the dynamic engine, which runs flows with sizes, start
-//     times and dependencies, sharing bandwidth max-min fairly.
+//     times and dependencies, sharing bandwidth max-min fairly;
+//   - flow/internal/iheap: the indexed heap the last two use.
 //
 // docs/flow.md describes the data structures, the algorithms, their cost
 // and the measured speed.

@@ -1,9 +1,9 @@
 package graph
 
 // Distances fills dist (len NumNodes()) with the number of links on a
-// shortest path from node src to every node, -1 for the unreachable, by
-// breadth-first search; queue is scratch space (it is grown if too short
-// and returned for reuse). Servers other than src are never crossed:
+// shortest path from node src (which must be a node of g) to every node,
+// -1 for the unreachable, by breadth-first search; queue is scratch space
+// (it is grown if too short and returned for reuse). Servers other than src are never crossed:
 // flows enter and leave the network at servers and only switches forward
 // them. Cost O(nodes + links).
 func (g *Graph) Distances(src int32, dist []int32, queue []int32) []int32 {

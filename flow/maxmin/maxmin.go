@@ -7,13 +7,14 @@
 // rise together; the link whose remaining capacity divided by its number
 // of unfixed flows (its fair share) is lowest saturates first, and its
 // unfixed flows are fixed at that share; a flow with a rate cap is fixed
-// at its cap when the level reaches it. Links' shares sit in a binary heap
-// with lazy deletion: fixing a flow only raises the shares of the other
-// links it crosses (their remaining capacity loses the fixed rate, their
-// count loses one, and the fixed rate was at most their share), so after
-// each step every link whose share changed gets one new entry. A solve of
-// F flows whose paths hold E links in all, over L links, costs
-// O(E + (L + P) log(L + P)), P <= E being the entries pushed.
+// at its cap when the level reaches it. Links' shares and flows' caps sit
+// in an indexed binary heap (flow/internal/iheap): fixing a flow only
+// raises the shares of the other links it crosses (their remaining
+// capacity loses the fixed rate, their count loses one, and the fixed rate
+// was at most their share), and after each step every link whose share
+// changed is moved in place. A solve of flows whose paths hold E links in
+// all, over L links, costs O(E + (L + U) log L), U <= E being the share
+// updates.
 //
 // Incremental use (SimGrid's "selective update"): AddFlow, RemoveFlow and
 // SetCapacity only mark links; Solve re-solves the connected components
@@ -23,7 +24,8 @@
 // component gives, bit for bit, the rates a solve from scratch gives:
 // flows fixed at one step all get the same value, so the order in which
 // they are subtracted from their links does not change the result, and
-// the heap breaks ties by (share, kind, id).
+// the heap breaks ties by (share, id), caps before links of the same
+// number.
 //
 // Deterministic: no map iteration, no randomness; the same sequence of
 // calls gives the same ids and rates. Not safe for concurrent use.
@@ -32,6 +34,8 @@ package maxmin
 import (
 	"fmt"
 	"math"
+
+	"github.com/opasim/opasim/flow/internal/iheap"
 )
 
 // FlowID identifies a flow of a Solver. Ids of removed flows are reused.
@@ -59,14 +63,13 @@ type flow struct {
 // Solver holds links, flows and their max-min fair rates.
 //
 // Memory: 50 bytes per link plus 8 per flow crossing it; per flow 72
-// bytes plus 8 per link of its path; during a solve, 24 bytes per heap
-// entry (at most one per link and one per link of every path solved).
+// bytes plus 8 per link of its path; the heap 20 bytes per link and per
+// flow.
 type Solver struct {
 	capacity []float64
 	users    [][]elem
 	rem      []float64 // remaining capacity during a solve
 	cnt      []int32   // unfixed occurrences during a solve
-	ver      []uint32  // bumped when a link's share changes: older heap entries are stale
 	touched  []bool
 	lmark    []bool
 
@@ -79,7 +82,7 @@ type Solver struct {
 	changed  []FlowID // returned by Solve
 	compL    []int32  // scratch: the component's links
 	stack    []int32
-	h        fillHeap
+	h        iheap.Heap
 }
 
 // New returns a solver over links with the given capacities (each
@@ -99,7 +102,6 @@ func New(capacities []float64) (*Solver, error) {
 		users:    make([][]elem, n),
 		rem:      make([]float64, n),
 		cnt:      make([]int32, n),
-		ver:      make([]uint32, n),
 		touched:  make([]bool, n),
 		lmark:    make([]bool, n),
 	}
@@ -227,8 +229,14 @@ func (s *Solver) Rate(id FlowID) float64 {
 	return s.flows[id].rate
 }
 
-// Path returns flow id's path (shared: do not modify).
-func (s *Solver) Path(id FlowID) []int32 { return s.flows[id].path }
+// Path returns flow id's path (shared: do not modify), nil for an unknown
+// id.
+func (s *Solver) Path(id FlowID) []int32 {
+	if s.checkFlow(id) != nil {
+		return nil
+	}
+	return s.flows[id].path
+}
 
 // Solve recomputes the rates of the flows in every connected component
 // that holds a link touched since the last Solve (by AddFlow, RemoveFlow
@@ -292,42 +300,36 @@ func (s *Solver) SolveAll() []FlowID {
 }
 
 // fill runs progressive filling over the flows ids and the links in
-// s.compL (every link any of them crosses).
+// s.compL (every link any of them crosses). Heap ids: 2·link+1 for a
+// link's share, 2·flow for a flow's rate cap.
 func (s *Solver) fill(ids []FlowID) {
 	h := &s.h
-	h.items = h.items[:0]
+	h.Clear()
 	for _, l := range s.compL {
 		s.rem[l] = s.capacity[l]
 		s.cnt[l] = int32(len(s.users[l]))
-		s.ver[l]++
 		if s.cnt[l] > 0 {
-			h.push(item{share: s.rem[l] / float64(s.cnt[l]), id: l, kind: kindLink, ver: s.ver[l]})
+			h.Set(2*l+1, s.rem[l]/float64(s.cnt[l]))
 		}
 	}
 	for _, id := range ids {
 		f := &s.flows[id]
 		f.fixed = false
 		if !math.IsInf(f.cap, 1) {
-			h.push(item{share: f.cap, id: int32(id), kind: kindCap})
+			h.Set(2*int32(id), f.cap)
 		}
 	}
-	for len(h.items) > 0 {
-		it := h.pop()
-		if it.kind == kindCap {
-			if f := &s.flows[it.id]; !f.fixed {
-				s.fix(FlowID(it.id), f.cap)
-				s.requeue()
-			}
-			continue
-		}
-		l := it.id
-		if it.ver != s.ver[l] || s.cnt[l] == 0 {
-			continue
-		}
-		x := max(s.rem[l]/float64(s.cnt[l]), 0)
-		for _, e := range s.users[l] {
-			if !s.flows[e.flow].fixed {
-				s.fix(e.flow, x)
+	for h.Len() > 0 {
+		hid, share := h.Pop()
+		if hid&1 == 0 {
+			s.fix(FlowID(hid>>1), share)
+		} else {
+			l := hid >> 1
+			x := max(s.rem[l]/float64(s.cnt[l]), 0)
+			for _, e := range s.users[l] {
+				if !s.flows[e.flow].fixed {
+					s.fix(e.flow, x)
+				}
 			}
 		}
 		s.requeue()
@@ -339,6 +341,7 @@ func (s *Solver) fill(ids []FlowID) {
 func (s *Solver) fix(id FlowID, x float64) {
 	f := &s.flows[id]
 	f.fixed, f.rate = true, x
+	s.h.Remove(2 * int32(id))
 	for _, l := range f.path {
 		s.rem[l] -= x
 		s.cnt[l]--
@@ -349,74 +352,16 @@ func (s *Solver) fix(id FlowID, x float64) {
 	}
 }
 
-// requeue pushes the new share of every link fix noted.
+// requeue updates the share of every link fix noted, and drops the links
+// left without unfixed flows.
 func (s *Solver) requeue() {
 	for _, l := range s.stack {
 		s.touched[l] = false
 		if s.cnt[l] > 0 {
-			s.ver[l]++
-			s.h.push(item{share: s.rem[l] / float64(s.cnt[l]), id: l, kind: kindLink, ver: s.ver[l]})
+			s.h.Set(2*l+1, s.rem[l]/float64(s.cnt[l]))
+		} else {
+			s.h.Remove(2*l + 1)
 		}
 	}
 	s.stack = s.stack[:0]
-}
-
-const (
-	kindCap  uint8 = 0 // a flow's rate cap (id: the flow)
-	kindLink uint8 = 1 // a link's fair share (id: the link)
-)
-
-type item struct {
-	share float64
-	id    int32
-	kind  uint8
-	ver   uint32
-}
-
-func (a item) less(b item) bool {
-	if a.share != b.share {
-		return a.share < b.share
-	}
-	if a.kind != b.kind {
-		return a.kind < b.kind
-	}
-	return a.id < b.id
-}
-
-// fillHeap is a binary min-heap of items (no interface calls).
-type fillHeap struct{ items []item }
-
-func (h *fillHeap) push(it item) {
-	h.items = append(h.items, it)
-	i := len(h.items) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.items[i].less(h.items[p]) {
-			break
-		}
-		h.items[i], h.items[p] = h.items[p], h.items[i]
-		i = p
-	}
-}
-
-func (h *fillHeap) pop() item {
-	top := h.items[0]
-	n := len(h.items) - 1
-	h.items[0] = h.items[n]
-	h.items = h.items[:n]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && h.items[l].less(h.items[m]) {
-			m = l
-		}
-		if r < n && h.items[r].less(h.items[m]) {
-			m = r
-		}
-		if m == i {
-			return top
-		}
-		h.items[i], h.items[m] = h.items[m], h.items[i]
-		i = m
-	}
 }

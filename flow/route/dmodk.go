@@ -16,14 +16,20 @@ type DModK struct {
 	k    int32
 	kdiv divisor
 	pdiv []divisor // pdiv[i] divides by k^i
+	pow  []uint32  // k^i
+	base uint32    // the first switch link: NumServers()
+	per  uint32    // switches per level, k^(n-1)
+	top  uint32    // the top level, n-1
 	buf  []int32
 }
 
 // NewDModK returns d-mod-k routing for tree t.
 func NewDModK(t *graph.Tree) *DModK {
-	r := &DModK{t: t, k: int32(t.K), kdiv: newDivisor(uint32(t.K))}
+	r := &DModK{t: t, k: int32(t.K), kdiv: newDivisor(uint32(t.K)), base: uint32(t.NumServers()),
+		per: uint32(t.Pow(t.N - 1)), top: uint32(t.N - 1)}
 	for i := 0; i <= t.N; i++ {
 		r.pdiv = append(r.pdiv, newDivisor(uint32(t.Pow(i))))
+		r.pow = append(r.pow, uint32(t.Pow(i)))
 	}
 	return r
 }
@@ -64,11 +70,9 @@ func (r *DModK) Route(src, dst int32, fn PathFunc) error {
 func (r *DModK) AppendPath(buf []int32, src, dst int32) []int32 {
 	k := uint32(r.k)
 	k2 := 2 * k
-	base := uint32(r.t.NumServers())
-	per := uint32(r.t.Pow(r.t.N - 1))
-	top := uint32(r.t.N - 1)
+	base, per, top := r.base, r.per, r.top
 	us, ud := uint32(src), uint32(dst)
-	buf = append(buf, r.t.OutStart(src))
+	buf = append(buf, src) // server p's link is link p
 	qs, qd, pow := us, ud, uint32(1)
 	l := uint32(0)
 	for ; ; l++ {
@@ -89,7 +93,7 @@ func (r *DModK) AppendPath(buf []int32, src, dst int32) []int32 {
 			deg = k
 		}
 		buf = append(buf, int32(base+l*per*k2+w*deg+q-next*k))
-		next, pow = q, uint32(r.t.Pow(int(l)-1))
+		next, pow = q, r.pow[l-1]
 	}
 	return append(buf, int32(base+next*k2+ud-next*k))
 }

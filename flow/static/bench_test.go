@@ -65,3 +65,21 @@ func BenchmarkTorusAllToAllWorkers2(b *testing.B) { benchTorus(b, []int{32, 32, 
 // BenchmarkSmallTorusAllToAll: 16x16x8 torus (2,048 servers), DOR,
 // all-to-all: 4,192,256 flows.
 func BenchmarkSmallTorusAllToAll(b *testing.B) { benchTorus(b, []int{16, 16, 8}, 1) }
+
+// BenchmarkTreeECMPAllToAll: 8-ary 3-tree (512 servers), ECMP over all
+// shortest paths (up to 64 per flow), all-to-all: 261,632 flows.
+func BenchmarkTreeECMPAllToAll(b *testing.B) {
+	tr, err := graph.NewTree(8, 3, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := AllToAll(tr.NumServers())
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := route.NewECMP(tr.Graph, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, e, p, 1)
+}

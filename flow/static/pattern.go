@@ -14,9 +14,10 @@ type Pattern interface {
 	Name() string
 	// Servers returns the number of servers the pattern is defined on.
 	Servers() int
-	// Flows calls fn for every flow whose source is in [lo, hi), sources
-	// in increasing order. It may be called concurrently for disjoint
-	// ranges, and gives the same flows whatever the ranges.
+	// Flows calls fn for every flow whose source is in [lo, hi)
+	// (0 <= lo <= hi <= Servers()), sources in increasing order. It may be
+	// called concurrently for disjoint ranges, and gives the same flows
+	// whatever the ranges.
 	Flows(lo, hi int32, fn func(src, dst int32))
 }
 

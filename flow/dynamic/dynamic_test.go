@@ -1,0 +1,233 @@
+package dynamic
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/route"
+)
+
+// ring returns DOR on a 4-node ring, one server per switch, every link
+// of capacity c. Flow 0→1 crosses server 0's link, switch 0's + link and
+// switch 1's link to server 1; 0→2 continues over switch 1's + link to
+// server 2; 1→2 crosses server 1's link, switch 1's + link, switch 2's
+// link to server 2.
+func ring(t *testing.T, c float64) route.Router {
+	t.Helper()
+	tor, err := graph.NewTorus([]int{4}, 1, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return route.NewDOR(tor)
+}
+
+func run(t *testing.T, r route.Router, flows []Flow) *Result {
+	t.Helper()
+	res, err := Run(r, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func expectTimes(t *testing.T, res *Result, start, finish []float64) {
+	t.Helper()
+	for i := range start {
+		if !close(res.Start[i], start[i]) || !close(res.Finish[i], finish[i]) {
+			t.Errorf("flow %d: [%v, %v], want [%v, %v]", i, res.Start[i], res.Finish[i], start[i], finish[i])
+		}
+	}
+}
+
+func close(a, b float64) bool {
+	if math.IsInf(b, 1) {
+		return math.IsInf(a, 1)
+	}
+	return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b))
+}
+
+// TestTwoFlowsShareALink: A (0→1, size 1) and B (0→2, size 3) share
+// server 0's link from time 0: 1/2 each. A completes at 2; B has 3-1 = 2
+// left and speeds up to 1, completing at 4.
+func TestTwoFlowsShareALink(t *testing.T) {
+	res := run(t, ring(t, 1), []Flow{{Src: 0, Dst: 1, Size: 1}, {Src: 0, Dst: 2, Size: 3}})
+	expectTimes(t, res, []float64{0, 0}, []float64{2, 4})
+	if res.Makespan != 4 || res.Unfinished != 0 || res.Batches != 3 {
+		t.Errorf("makespan %v unfinished %d batches %d, want 4 0 3", res.Makespan, res.Unfinished, res.Batches)
+	}
+	// Capacity 10 divides every time by 10.
+	res = run(t, ring(t, 10), []Flow{{Src: 0, Dst: 1, Size: 1}, {Src: 0, Dst: 2, Size: 3}})
+	expectTimes(t, res, []float64{0, 0}, []float64{0.2, 0.4})
+}
+
+// TestDependencyAndDelay: as above, plus C (1→2, size 1) after A with a
+// delay of 0.5. C starts at 2.5, when B (alone since 2, at rate 1) has
+// 3-1-0.5 = 1.5 left; B and C share the link to server 2 at 1/2 each. C
+// completes at 2.5+2 = 4.5, B has 0.5 left and completes at 5.
+func TestDependencyAndDelay(t *testing.T) {
+	res := run(t, ring(t, 1), []Flow{
+		{Src: 0, Dst: 1, Size: 1},
+		{Src: 0, Dst: 2, Size: 3},
+		{Src: 1, Dst: 2, Size: 1, Deps: []int{0}, Delay: 0.5},
+	})
+	expectTimes(t, res, []float64{0, 0, 2.5}, []float64{2, 5, 4.5})
+	if res.Makespan != 5 {
+		t.Errorf("makespan %v", res.Makespan)
+	}
+}
+
+// TestStartTimesAndChains: D starts at 10 alone (size 2: done at 12); E
+// depends on D and F, with Start 13 later than D's completion: it starts
+// at 13; F (size 0) completes at its start, 1. G depends on E with delay
+// 1: starts at 13+1+1 = 15 (E has size 1). A self flow H completes at
+// its start.
+func TestStartTimesAndChains(t *testing.T) {
+	res := run(t, ring(t, 1), []Flow{
+		{Src: 0, Dst: 3, Size: 2, Start: 10},
+		{Src: 1, Dst: 0, Size: 1, Start: 13, Deps: []int{0, 2}},
+		{Src: 2, Dst: 3, Size: 0, Start: 1},
+		{Src: 3, Dst: 2, Size: 1, Deps: []int{1}, Delay: 1},
+		{Src: 2, Dst: 2, Size: 5, Start: 4},
+	})
+	expectTimes(t, res, []float64{10, 13, 1, 15, 4}, []float64{12, 14, 1, 16, 4})
+}
+
+// TestParkingLotInTime: a long flow over three ring links (0→3 the long
+// way would not be minimal, so on a 7-node ring 0→3 crosses the + links
+// of switches 0, 1, 2) and short flows 0→1, 1→2, 2→3 of sizes 1, 2, 3 on
+// each of those links; the long flow has size 4. All start at 0; each
+// link carries the long flow and one short flow, 1/2 each (server links
+// too: server 0's link carries the long flow and 0→1; server 3's
+// incoming link the long flow and 2→3). At 2 the first short completes;
+// the long flow (3 left) is still held to 1/2 by the others. At 4 the
+// second completes; the long flow has 2 left, the third short 1, still
+// 1/2 each on their shared links. At 6 the third completes; the long
+// flow, alone with 1 left, runs at 1 and completes at 7.
+func TestParkingLotInTime(t *testing.T) {
+	tor, err := graph.NewTorus([]int{7}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, route.NewDOR(tor), []Flow{
+		{Src: 0, Dst: 3, Size: 4},
+		{Src: 0, Dst: 1, Size: 1},
+		{Src: 1, Dst: 2, Size: 2},
+		{Src: 2, Dst: 3, Size: 3},
+	})
+	expectTimes(t, res, []float64{0, 0, 0, 0}, []float64{7, 2, 4, 6})
+}
+
+// TestMultipath: ECMP splits the half-way flow 0→2 on a 4-node ring over
+// the + and − paths; both halves share server 0's link (1/2 each), so
+// size 3 completes at 3, as on one path. With a second flow 0→1 (size 1)
+// sharing server 0's link three ways, the halves run at 1/3 each: 0→1
+// completes at 3; the halves have 1.5-1 = 0.5 left each at 1/2: done at 4.
+func TestMultipath(t *testing.T) {
+	tor, err := graph.NewTorus([]int{4}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := route.NewECMP(tor.Graph, 0)
+	res := run(t, e, []Flow{{Src: 0, Dst: 2, Size: 3}})
+	expectTimes(t, res, []float64{0}, []float64{3})
+	res = run(t, e, []Flow{{Src: 0, Dst: 2, Size: 3}, {Src: 0, Dst: 1, Size: 1}})
+	expectTimes(t, res, []float64{0, 0}, []float64{4, 3})
+}
+
+// TestRateCap: two flows share server 0's link; A is capped at 0.25, so
+// B gets 0.75. A (size 1) completes at 4; B (size 1.5) at 2.
+func TestRateCap(t *testing.T) {
+	res := run(t, ring(t, 1), []Flow{{Src: 0, Dst: 1, Size: 1, RateCap: 0.25}, {Src: 0, Dst: 2, Size: 1.5}})
+	expectTimes(t, res, []float64{0, 0}, []float64{4, 2})
+}
+
+// TestUnreachable: a flow to a server with no path never completes, nor
+// does a flow depending on it; the others are unaffected.
+func TestUnreachable(t *testing.T) {
+	g, err := graph.New(3, 2, []graph.Link{
+		{From: 0, To: 3, Capacity: 1}, {From: 3, To: 0, Capacity: 1}, {From: 1, To: 3, Capacity: 1},
+		{From: 3, To: 1, Capacity: 1}, {From: 2, To: 4, Capacity: 1}, {From: 4, To: 2, Capacity: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := route.NewECMP(g, 1)
+	res := run(t, e, []Flow{{Src: 0, Dst: 2, Size: 1}, {Src: 0, Dst: 1, Size: 1, Deps: []int{0}}, {Src: 1, Dst: 0, Size: 2}})
+	expectTimes(t, res, []float64{0, math.Inf(1), 0}, []float64{math.Inf(1), math.Inf(1), 2})
+	if res.Unfinished != 2 || res.Makespan != 2 {
+		t.Errorf("unfinished %d makespan %v", res.Unfinished, res.Makespan)
+	}
+}
+
+// TestManyFlowsConserve: on a 4-ary 2-tree with 64 flows of random sizes
+// and start times, every flow completes no earlier than its size allows
+// at full link rate and the run is deterministic.
+func TestManyFlowsConserve(t *testing.T) {
+	tr, err := graph.NewTree(4, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := route.NewDModK(tr)
+	var flows []Flow
+	x := uint64(1)
+	next := func() float64 { x = x*6364136223846793005 + 1442695040888963407; return float64(x>>11) / (1 << 53) }
+	for i := range 64 {
+		src := int32(i % 16)
+		dst := int32((i*7 + 3) % 16)
+		if dst == src {
+			dst = (dst + 1) % 16
+		}
+		f := Flow{Src: src, Dst: dst, Size: 0.1 + 3*next(), Start: 5 * next()}
+		if i >= 8 && i%3 == 0 {
+			f.Deps = []int{i - 8}
+			f.Delay = next()
+		}
+		flows = append(flows, f)
+	}
+	a := run(t, r, flows)
+	b := run(t, r, flows)
+	for i, f := range flows {
+		if a.Finish[i] != b.Finish[i] || a.Start[i] != b.Start[i] {
+			t.Fatalf("flow %d differs between runs", i)
+		}
+		if a.Finish[i] < a.Start[i]+f.Size*(1-1e-12) {
+			t.Errorf("flow %d: [%v, %v] is shorter than its size %v at rate 1", i, a.Start[i], a.Finish[i], f.Size)
+		}
+		if a.Start[i] < f.Start {
+			t.Errorf("flow %d starts at %v before %v", i, a.Start[i], f.Start)
+		}
+		for _, d := range f.Deps {
+			if a.Start[i] < a.Finish[d]+f.Delay*(1-1e-12) {
+				t.Errorf("flow %d starts at %v before its dependency %d completes (%v) plus %v", i, a.Start[i], d, a.Finish[d], f.Delay)
+			}
+		}
+	}
+	if a.Unfinished != 0 {
+		t.Errorf("%d flows unfinished", a.Unfinished)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	r := ring(t, 1)
+	for _, c := range []struct {
+		flows []Flow
+		want  string
+	}{
+		{[]Flow{{Src: 0, Dst: 4}}, "dynamic flow 0 dst: 4 is not allowed: must be a server, in [0, 4)"},
+		{[]Flow{{Src: -1, Dst: 1}}, "dynamic flow 0 src: -1 is not allowed"},
+		{[]Flow{{Src: 0, Dst: 1, Size: -1}}, "dynamic flow 0 size: -1 is not allowed"},
+		{[]Flow{{Src: 0, Dst: 1, Start: math.NaN()}}, "dynamic flow 0 start: NaN is not allowed"},
+		{[]Flow{{Src: 0, Dst: 1, Delay: math.Inf(1)}}, "dynamic flow 0 delay: +Inf is not allowed"},
+		{[]Flow{{Src: 0, Dst: 1, RateCap: -2}}, "dynamic flow 0 rate cap: -2 is not allowed"},
+		{[]Flow{{Src: 0, Dst: 1, Deps: []int{0}}}, "dynamic flow 0 deps[0]: 0 is not allowed: must be another flow"},
+		{[]Flow{{Src: 0, Dst: 1, Deps: []int{3}}}, "dynamic flow 0 deps[0]: 3 is not allowed"},
+		{[]Flow{{Src: 0, Dst: 1}, {Src: 0, Dst: 1, Deps: []int{2}}, {Src: 0, Dst: 1, Deps: []int{1}}}, "dynamic flow 1 deps: [2] is not allowed: the dependencies form a cycle"},
+	} {
+		_, err := Run(r, c.flows)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.flows, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package iheap
+
+import (
+	"cmp"
+	"slices"
+	"testing"
+)
+
+// TestAgainstSort applies random sets, removals and pops and checks every
+// pop against a sorted copy of the live entries.
+func TestAgainstSort(t *testing.T) {
+	var h Heap
+	live := map[int32]float64{}
+	x := uint64(7)
+	next := func(n int) int { x = x*6364136223846793005 + 1442695040888963407; return int(x>>33) % n }
+	for step := range 20000 {
+		id := int32(next(200))
+		switch op := next(10); {
+		case op < 6:
+			k := float64(next(50)) // many equal keys: ties break by id
+			h.Set(id, k)
+			live[id] = k
+		case op < 8:
+			h.Remove(id)
+			delete(live, id)
+		default:
+			if len(live) == 0 {
+				continue
+			}
+			type e struct {
+				id int32
+				k  float64
+			}
+			var all []e
+			for id, k := range live {
+				all = append(all, e{id, k})
+			}
+			slices.SortFunc(all, func(a, b e) int {
+				if c := cmp.Compare(a.k, b.k); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.id, b.id)
+			})
+			gid, gk := h.Pop()
+			if gid != all[0].id || gk != all[0].k {
+				t.Fatalf("step %d: pop (%d, %v), want (%d, %v)", step, gid, gk, all[0].id, all[0].k)
+			}
+			delete(live, gid)
+		}
+		if h.Len() != len(live) {
+			t.Fatalf("step %d: %d entries, want %d", step, h.Len(), len(live))
+		}
+	}
+	h.Clear()
+	if h.Len() != 0 || h.Has(3) {
+		t.Fatalf("not empty after Clear")
+	}
+}
