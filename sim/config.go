@@ -20,7 +20,11 @@ const maxFileBytes = 1 << 20
 // LoadConfig decodes the YAML file path over cfg (keys it does not name
 // keep their value). Unknown keys and a second YAML document are errors, as
 // are a file that is not a regular file or is larger than 1 MiB.
-func LoadConfig(path string, cfg *fabric.Config) error {
+func LoadConfig(path string, cfg *fabric.Config) error { return LoadStrict(path, cfg) }
+
+// LoadStrict is LoadConfig for any config struct v points to (the flow
+// engine's among them).
+func LoadStrict(path string, v any) error {
 	if path == "" {
 		return errors.New("empty path")
 	}
@@ -33,7 +37,7 @@ func LoadConfig(path string, cfg *fabric.Config) error {
 	if err != nil {
 		return err
 	}
-	if err := DecodeConfig(data, cfg); err != nil {
+	if err := DecodeStrict(data, v); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
@@ -45,7 +49,10 @@ func LoadConfig(path string, cfg *fabric.Config) error {
 // what is wrong: unknown keys (with the closest allowed key), values of
 // the wrong type, repeated keys, nesting deeper than 64 levels. A second
 // YAML document is an error too.
-func DecodeConfig(data []byte, cfg *fabric.Config) error {
+func DecodeConfig(data []byte, cfg *fabric.Config) error { return DecodeStrict(data, cfg) }
+
+// DecodeStrict is DecodeConfig for any config struct v points to.
+func DecodeStrict(data []byte, v any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
@@ -57,13 +64,13 @@ func DecodeConfig(data []byte, cfg *fabric.Config) error {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return errors.New("more than one YAML document")
 	}
-	if err := checkDocument(&doc, reflect.TypeOf(cfg).Elem()); err != nil {
+	if err := checkDocument(&doc, reflect.TypeOf(v).Elem()); err != nil {
 		return err
 	}
 	// The check found nothing; the strict decode is a second guard.
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
-	if err := strict.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+	if err := strict.Decode(v); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	return nil

@@ -40,6 +40,14 @@ type Options struct {
 	Workers int
 	// Bins is the number of bins of the link-load histogram (0: 16).
 	Bins int
+	// Stop, if set, is asked before each chunk of sources is routed; once
+	// it returns true no further chunk starts, and the result covers the
+	// sources routed so far (Interrupted, Sources), a prefix of them.
+	Stop func() bool
+	// Progress, if set, is called (from any goroutine, one call at a time
+	// per worker) after each chunk with the chunks done of the two passes'
+	// 2·total.
+	Progress func(done, total int)
 }
 
 // Limits on Options.
@@ -58,6 +66,11 @@ type Histogram struct {
 // Result is what a static run measures.
 type Result struct {
 	Routing, Pattern string
+	// Sources is the number of servers whose flows were routed: all of
+	// them, or a prefix when Options.Stop ended the run early
+	// (Interrupted).
+	Sources     int
+	Interrupted bool
 	Flows            int64 // flows routed
 	Unrouted         int64 // flows whose destination cannot be reached (counted nowhere else)
 	Paths            int64 // paths of the routed flows (Flows with single-path routing)
@@ -116,7 +129,14 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 	for i := range ws {
 		ws[i] = newWorker(r.Clone(), g.NumLinks())
 	}
-	parallel(ws, nc, func(w *worker, c int) { w.pass1(p, bound(c), bound(c+1)) })
+	var done atomic.Int64
+	step := func() {
+		if o.Progress != nil {
+			o.Progress(int(done.Add(1)), 2*nc)
+		}
+	}
+	taken := parallel(ws, nc, o.Stop, func(w *worker, c int) { w.pass1(p, bound(c), bound(c+1)); step() })
+	interrupted := taken < nc
 	if err := firstError(ws); err != nil {
 		return nil, err
 	}
@@ -125,7 +145,8 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 		wg.Go(w.finish1)
 	}
 	wg.Wait()
-	res := &Result{Routing: r.Name(), Pattern: p.Name(), Links: g.NumLinks(), Load: ws[0].load}
+	res := &Result{Routing: r.Name(), Pattern: p.Name(), Links: g.NumLinks(), Load: ws[0].load,
+		Sources: int(bound(taken)), Interrupted: interrupted}
 	for _, w := range ws {
 		res.Flows += w.flows
 		res.Paths += w.paths
@@ -154,8 +175,8 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 	if res.Unrouted > 0 {
 		lim.up, lim.down = nil, nil // the shortcut would count unroutable flows
 	}
-	part := make([]rates, nc)
-	parallel(ws, nc, func(w *worker, c int) { part[c] = w.pass2(p, bound(c), bound(c+1), lim) })
+	part := make([]rates, taken)
+	parallel(ws, taken, nil, func(w *worker, c int) { part[c] = w.pass2(p, bound(c), bound(c+1), lim); step() })
 	if err := firstError(ws); err != nil {
 		return nil, err
 	}
@@ -209,12 +230,19 @@ func (res *Result) loadStats(g *graph.Graph, bins int) {
 }
 
 // parallel runs do for every chunk in [0, nc), spread over the workers.
-func parallel(ws []*worker, nc int, do func(w *worker, c int)) {
+// It returns the number of chunks run: nc, or fewer when stop (nil:
+// never) said to stop; those run are always chunks 0..n-1.
+func parallel(ws []*worker, nc int, stop func() bool, do func(w *worker, c int)) int {
 	var next atomic.Int64
+	var stopped atomic.Bool
 	var wg sync.WaitGroup
 	for _, w := range ws {
 		wg.Go(func() {
 			for {
+				if stop != nil && (stopped.Load() || stop()) {
+					stopped.Store(true)
+					return
+				}
 				c := int(next.Add(1) - 1)
 				if c >= nc {
 					return
@@ -229,6 +257,7 @@ func parallel(ws []*worker, nc int, do func(w *worker, c int)) {
 		})
 	}
 	wg.Wait()
+	return min(int(next.Load()), nc)
 }
 
 // firstError returns the error of the lowest chunk, if any.

@@ -408,3 +408,27 @@ func TestRangeMax(t *testing.T) {
 		t.Fatalf("difference-array loads %v, want %v", got, want)
 	}
 }
+
+// TestStop: a run stopped after five chunks of sources (one source a chunk
+// on 16 servers) reports the first five sources' flows, marked
+// interrupted; progress counts every chunk of both passes.
+func TestStop(t *testing.T) {
+	tree, err := graph.NewTree(4, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := AllToAll(16)
+	calls, last := 0, 0
+	res, err := Run(route.NewDModK(tree), p, Options{Stop: func() bool { calls++; return calls > 5 },
+		Progress: func(done, _ int) { last = done }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Sources != 5 || res.Flows != 5*15 || last != 10 {
+		t.Errorf("interrupted %t, %d sources, %d flows, %d chunks done; want true, 5, 75, 10", res.Interrupted, res.Sources, res.Flows, last)
+	}
+	full, _ := Run(route.NewDModK(tree), p, Options{})
+	if full.Interrupted || full.Sources != 16 || full.Flows != 16*15 {
+		t.Errorf("full run: interrupted %t, %d sources, %d flows", full.Interrupted, full.Sources, full.Flows)
+	}
+}

@@ -1,0 +1,393 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/opasim/opasim/flow/dynamic"
+	"github.com/opasim/opasim/flow/spec"
+	"github.com/opasim/opasim/flow/static"
+	"github.com/opasim/opasim/flow/workload"
+	"github.com/opasim/opasim/sim"
+)
+
+func newFlowCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "flow",
+		Short: "Flow-level engine (seed 001): static link loads and throughput, dynamic max-min completion times",
+		Long: `Flow-level simulation for networks far larger than the cycle-level engine reaches.
+
+  opasim flow static                 all-to-all on the 4,096-server 16-ary 3-tree
+  opasim flow static --preset torus-32x32x16
+  opasim flow dynamic --preset tree-8ary-2 --pattern uniform --flows-per-server 4 --flow-size 1000
+  opasim flow presets                the named topologies
+
+A config file (--config) holds the same fields as YAML (docs/flow.md); flags override it.`,
+		Args: subcommandArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	root.AddCommand(newFlowRunCmd("static"), newFlowRunCmd("dynamic"), &cobra.Command{
+		Use:   "presets",
+		Short: "List the flow topology presets",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, p := range spec.Presets() {
+				fmt.Fprintf(cmd.OutOrStdout(), "%-18s %s\n", p, spec.AboutPreset(p))
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "\npatterns:")
+			for _, p := range workload.Patterns() {
+				fmt.Fprintf(cmd.OutOrStdout(), "%-18s %s\n", p, workload.About(p))
+			}
+			return nil
+		},
+	})
+	return root
+}
+
+// flowFlags are the flags of `opasim flow static|dynamic`.
+type flowFlags struct {
+	config, out, preset, kind, routing, pattern string
+	paths, flowsPerServer, region, groupSize    int
+	shift, workers, phaseFlows                  int
+	probability, mean, flowSize, phaseDelay     float64
+	capacity                                    float64
+	seed                                        uint64
+	progress                                    bool
+}
+
+func newFlowRunCmd(engine string) *cobra.Command {
+	var f flowFlags
+	cmd := &cobra.Command{
+		Use:   engine,
+		Short: map[string]string{"static": "Route every flow of a pattern at once: link loads, hop counts, aggregate throughput", "dynamic": "Flows with sizes and causality phases under max-min fair sharing: completion times"}[engine],
+		Args:  noArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runFlow(cmd, engine, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "YAML config file (unknown keys are errors); flags override it")
+	fl.StringVar(&f.out, "out", "", "write the results here as JSON (config, figures, digest)")
+	fl.StringVar(&f.preset, "preset", "", "topology preset ("+strings.Join(spec.Presets(), ", ")+"; default tree-16ary-3)")
+	fl.StringVar(&f.kind, "kind", "", "topology kind instead of a preset ("+strings.Join(spec.Kinds(), ", ")+"), with its fields in --config")
+	fl.StringVar(&f.routing, "routing", "", "routing: dmodk, dor, ecmp, bfs, minimal, valiant (default: the topology's own)")
+	fl.IntVar(&f.paths, "paths", 0, "ecmp: most paths a flow (0: all shortest); valiant: intermediate groups")
+	fl.StringVar(&f.pattern, "pattern", "", "traffic pattern ("+strings.Join(workload.Patterns(), ", ")+"; default all-to-all)")
+	fl.IntVar(&f.flowsPerServer, "flows-per-server", 0, "uniform, hot-spot, hot-region, local: flows a server (default 1)")
+	fl.Float64Var(&f.probability, "probability", 0, "hot-spot, hot-region: share of the flows sent to the hot servers")
+	fl.IntVar(&f.region, "region", 0, "hot-region: servers in the hot region")
+	fl.Float64Var(&f.mean, "mean", 0, "local: mean ring distance")
+	fl.IntVar(&f.groupSize, "group-size", 0, "many-all-to-all: servers a group")
+	fl.IntVar(&f.shift, "shift", 0, "shift: offset (default 1)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random patterns and topologies (default 1)")
+	fl.Float64Var(&f.capacity, "capacity", 0, "every link's capacity (default 1)")
+	fl.IntVar(&f.workers, "workers", 0, "static: goroutines routing flows (0: one per core)")
+	if engine == "dynamic" {
+		fl.Float64Var(&f.flowSize, "flow-size", 0, "every flow's size, in capacity × time units (default 1)")
+		fl.IntVar(&f.phaseFlows, "phase-flows", 0, "flows a causality phase: a phase starts when the previous one completed (0: one phase)")
+		fl.Float64Var(&f.phaseDelay, "phase-delay", 0, "time between a phase's completion and the next phase's start")
+	}
+	fl.BoolVar(&f.progress, "progress", true, "show a progress bar on a terminal")
+	return cmd
+}
+
+// effective is the config: the default, the file over it, the flags over
+// both.
+func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
+	cfg := spec.Default()
+	if f.config != "" {
+		cfg.Topology = spec.Topology{} // a file names its own topology
+		if err := sim.LoadStrict(f.config, &cfg); err != nil {
+			return cfg, err
+		}
+		if cfg.Topology.Preset == "" && cfg.Topology.Kind == "" {
+			cfg.Topology.Preset = spec.Default().Topology.Preset
+		}
+	}
+	set := fl.Changed
+	if set("preset") {
+		cfg.Topology = spec.Topology{Preset: f.preset, Capacity: cfg.Topology.Capacity}
+	}
+	if set("kind") {
+		cfg.Topology.Preset, cfg.Topology.Kind = "", f.kind
+	}
+	if set("routing") {
+		cfg.Routing.Name = f.routing
+	}
+	if set("paths") {
+		cfg.Routing.Paths = f.paths
+	}
+	if set("pattern") {
+		cfg.Pattern.Name = f.pattern
+	}
+	ints := []struct {
+		flag string
+		v    int
+		to   *int
+	}{{"flows-per-server", f.flowsPerServer, &cfg.Pattern.FlowsPerServer}, {"region", f.region, &cfg.Pattern.Region},
+		{"group-size", f.groupSize, &cfg.Pattern.GroupSize}, {"shift", f.shift, &cfg.Pattern.Shift},
+		{"workers", f.workers, &cfg.Workers}, {"phase-flows", f.phaseFlows, &cfg.Dynamic.PhaseFlows}}
+	for _, x := range ints {
+		if set(x.flag) {
+			*x.to = x.v
+		}
+	}
+	floats := []struct {
+		flag string
+		v    float64
+		to   *float64
+	}{{"probability", f.probability, &cfg.Pattern.Probability}, {"mean", f.mean, &cfg.Pattern.Mean},
+		{"capacity", f.capacity, &cfg.Topology.Capacity}, {"flow-size", f.flowSize, &cfg.Dynamic.FlowSize},
+		{"phase-delay", f.phaseDelay, &cfg.Dynamic.PhaseDelay}}
+	for _, x := range floats {
+		if set(x.flag) {
+			*x.to = x.v
+		}
+	}
+	if set("seed") {
+		cfg.Seed = f.seed
+	}
+	if cfg.Workers == 0 {
+		cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	return cfg, nil
+}
+
+// flowResults is what `opasim flow` writes with --out.
+type flowResults struct {
+	Engine      string          `json:"engine"`
+	Config      spec.Config     `json:"config"`
+	Servers     int             `json:"servers"`
+	Switches    int             `json:"switches"`
+	Links       int             `json:"links"`
+	GraphBytes  int64           `json:"graph_bytes"`
+	Static      *staticSummary  `json:"static,omitempty"`
+	Dynamic     *dynamicSummary `json:"dynamic,omitempty"`
+	Interrupted bool            `json:"interrupted"`
+	Digest      string          `json:"digest"`
+	BuildSecs   float64         `json:"build_seconds"`
+	RunSecs     float64         `json:"run_seconds"`
+	CPUSecs     float64         `json:"cpu_seconds"`
+	MaxRSSBytes int64           `json:"max_rss_bytes"`
+}
+
+type staticSummary struct {
+	Routing, Pattern           string
+	Flows, Unrouted, Paths     int64
+	Sources                    int
+	MaxLoad, MeanLoad          float64
+	MaxRelativeLoad            float64
+	LoadHistogram              static.Histogram
+	Hops                       []float64
+	MeanHops                   float64
+	MaxHops                    int
+	MinRate, MeanRate, MaxRate float64
+	NonRestricted, Restricted  float64
+	NonRestrictedPerPort       float64
+	RestrictedPerPort          float64
+}
+
+type dynamicSummary struct {
+	Flows, Phases, Unfinished int
+	Makespan                  float64
+	MeanCompletion            float64 // mean of finish − start over the pattern's flows
+	Batches                   int
+	Resolved                  int64
+}
+
+func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
+	cfg, err := f.effective(cmd.Flags())
+	if err != nil {
+		return badInput(err)
+	}
+	if f.out != "" {
+		if err := checkWritable("--out", f.out); err != nil {
+			return err
+		}
+	}
+	began := time.Now()
+	cpu0 := cpuSeconds()
+	net, err := cfg.Build()
+	if err != nil {
+		return badInput(err)
+	}
+	pat, err := workload.Build(cfg.Pattern, net.Graph.NumServers(), cfg.Seed)
+	if err != nil {
+		return badInput(err)
+	}
+	res := &flowResults{Engine: engine, Config: cfg, Servers: net.Graph.NumServers(), Switches: net.Graph.NumSwitches(),
+		Links: net.Graph.NumLinks(), GraphBytes: net.Graph.MemoryBytes(), BuildSecs: time.Since(began).Seconds()}
+	ctx, stopped := onSignals(cmd.Context())
+	ran := time.Now()
+	switch engine {
+	case "static":
+		err = runStatic(ctx, cmd.ErrOrStderr(), f.progress, net, pat, cfg, res)
+	default:
+		err = runDynamic(net, pat, cfg, res)
+	}
+	sig := stopped()
+	if err != nil {
+		return err
+	}
+	res.RunSecs, res.CPUSecs, res.MaxRSSBytes = time.Since(ran).Seconds(), cpuSeconds()-cpu0, maxRSS()
+	printFlow(cmd.OutOrStdout(), res)
+	if f.out != "" {
+		data, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(f.out, append(data, '\n')); err != nil {
+			return err
+		}
+	}
+	if res.Interrupted && sig != nil {
+		return sig
+	}
+	return nil
+}
+
+func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
+	var bar *progressbar.ProgressBar
+	if showProgress {
+		if fd, ok := stderr.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
+			bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("routing"),
+				progressbar.OptionClearOnFinish())
+		}
+	}
+	var pct atomic.Int64
+	o := static.Options{Workers: cfg.Workers, Stop: func() bool { return ctx.Err() != nil }}
+	if bar != nil {
+		o.Progress = func(done, total int) {
+			p := int64(100 * done / total)
+			if old := pct.Load(); p > old && pct.CompareAndSwap(old, p) {
+				_ = bar.Set(int(p))
+			}
+		}
+	}
+	r, err := static.Run(net.Router, pat, o)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return badInput(err)
+	}
+	res.Interrupted = r.Interrupted
+	res.Static = &staticSummary{Routing: r.Routing, Pattern: r.Pattern, Flows: r.Flows, Unrouted: r.Unrouted, Paths: r.Paths,
+		Sources: r.Sources, MaxLoad: r.MaxLoad, MeanLoad: r.MeanLoad, MaxRelativeLoad: r.MaxRelativeLoad, LoadHistogram: r.LoadHistogram,
+		Hops: r.Hops, MeanHops: r.MeanHops, MaxHops: r.MaxHops, MinRate: r.MinRate, MeanRate: r.MeanRate, MaxRate: r.MaxRate,
+		NonRestricted: r.NonRestricted, Restricted: r.Restricted, NonRestrictedPerPort: r.NonRestrictedPerPort, RestrictedPerPort: r.RestrictedPerPort}
+	h := fnv.New64a()
+	put := func(x float64) { hashFloat(h, x) }
+	for _, x := range r.Load {
+		put(x)
+	}
+	for _, x := range []float64{float64(r.Flows), float64(r.Unrouted), float64(r.Sources), r.NonRestricted, r.Restricted, r.MeanHops} {
+		put(x)
+	}
+	res.Digest = fmt.Sprintf("%016x", h.Sum64())
+	return nil
+}
+
+func runDynamic(net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
+	d := cfg.Dynamic
+	phase := d.PhaseFlows
+	if phase == 0 {
+		phase = math.MaxInt32
+	}
+	flows, barriers, err := workload.Phased(pat, phase, d.FlowSize, d.PhaseDelay)
+	if err != nil {
+		return badInput(err)
+	}
+	r, err := dynamic.Run(net.Router, flows)
+	if err != nil {
+		return badInput(err)
+	}
+	sum := &dynamicSummary{Flows: len(flows) - len(barriers), Phases: len(barriers) + 1, Unfinished: r.Unfinished,
+		Makespan: r.Makespan, Batches: r.Batches, Resolved: r.Resolved}
+	h := fnv.New64a()
+	isBarrier := make(map[int]bool, len(barriers))
+	for _, b := range barriers {
+		isBarrier[b] = true
+	}
+	total := 0.0
+	for i := range flows {
+		hashFloat(h, r.Start[i])
+		hashFloat(h, r.Finish[i])
+		if !isBarrier[i] && !math.IsInf(r.Finish[i], 1) {
+			total += r.Finish[i] - r.Start[i]
+		}
+	}
+	if sum.Flows > 0 {
+		sum.MeanCompletion = total / float64(sum.Flows)
+	}
+	res.Dynamic, res.Digest = sum, fmt.Sprintf("%016x", h.Sum64())
+	return nil
+}
+
+func printFlow(w io.Writer, r *flowResults) {
+	c := r.Config
+	name := c.Topology.Preset
+	if name == "" {
+		name = c.Topology.Kind
+	}
+	fmt.Fprintf(w, "%s: %d servers, %d switches, %d links (%.1f MB)\n", name, r.Servers, r.Switches, r.Links, float64(r.GraphBytes)/1e6)
+	if s := r.Static; s != nil {
+		fmt.Fprintf(w, "static, %s routing, %s: %d flows (%d paths), %d unrouted", s.Routing, s.Pattern, s.Flows, s.Paths, s.Unrouted)
+		if r.Interrupted {
+			fmt.Fprintf(w, ", INTERRUPTED after the flows of the first %d servers", s.Sources)
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "link load  max %.6g, mean %.6g (max load/capacity %.6g)\n", s.MaxLoad, s.MeanLoad, s.MaxRelativeLoad)
+		fmt.Fprintf(w, "hops       mean %.4f, max %d\n", s.MeanHops, s.MaxHops)
+		fmt.Fprintf(w, "throughput non-restricted %.6g (%.6g per port), restricted %.6g (%.6g per port); flow rate min %.6g, mean %.6g, max %.6g\n",
+			s.NonRestricted, s.NonRestrictedPerPort, s.Restricted, s.RestrictedPerPort, s.MinRate, s.MeanRate, s.MaxRate)
+	}
+	if d := r.Dynamic; d != nil {
+		fmt.Fprintf(w, "dynamic: %d flows in %d phases, %d unfinished; makespan %.6g, mean flow completion %.6g; %d event times, %d rates recomputed\n",
+			d.Flows, d.Phases, d.Unfinished, d.Makespan, d.MeanCompletion, d.Batches, d.Resolved)
+	}
+	fmt.Fprintf(w, "digest %s\n", r.Digest)
+	fmt.Fprintf(w, "time       build %.2f s, run %.2f s, CPU %.2f s, max RSS %.0f MB\n", r.BuildSecs, r.RunSecs, r.CPUSecs, float64(r.MaxRSSBytes)/1e6)
+}
+
+// hashFloat adds x's bits to h, little-endian.
+func hashFloat(h hash.Hash64, x float64) {
+	var b [8]byte
+	u := math.Float64bits(x)
+	for i := range b {
+		b[i] = byte(u >> (8 * i))
+	}
+	h.Write(b[:])
+}
+
+// cpuSeconds is the process' user and system CPU time so far.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// maxRSS is the process' largest resident set so far, in bytes.
+func maxRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024 // kilobytes on Linux
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFlowStatic: the flow engine's static run on the 8-ary 2-tree,
+// all-to-all, against the hand computation: 64·63 flows; d-mod-k spreads
+// them evenly, so every up link of a leaf carries the 8·56/8 = 56 flows
+// leaving its subtree and every server link 63; mean hops (7·2 + 56·4)/63.
+// The results file holds the config and the digest, and the same run
+// gives the same digest.
+func TestFlowStatic(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "flow.json")
+	stdout, stderr, code := opasim(t, "flow", "static", "--preset", "tree-8ary-2", "--workers", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r flowResults
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	s := r.Static
+	if s == nil || s.Flows != 64*63 || s.MaxLoad != 63 || r.Config.Topology.Preset != "tree-8ary-2" || r.Servers != 64 {
+		t.Fatalf("results %+v", r)
+	}
+	if want := (7.0*2 + 56*4) / 63; s.MeanHops < want-1e-9 || s.MeanHops > want+1e-9 {
+		t.Errorf("mean hops %v, want %v", s.MeanHops, want)
+	}
+	if !strings.Contains(stdout, "digest "+r.Digest) {
+		t.Errorf("stdout does not show the digest %s:\n%s", r.Digest, stdout)
+	}
+	again, _, _ := opasim(t, "flow", "static", "--preset", "tree-8ary-2", "--workers", "1")
+	if !strings.Contains(again, "digest "+r.Digest) {
+		t.Errorf("one worker gives another digest:\n%s", again)
+	}
+}
+
+// TestFlowDynamic: shift-1 on the 8-ary 2-tree, flows of size 5 in one
+// phase: each server sends one flow and receives one, d-mod-k gives every
+// flow its own links, so all complete at 5; in phases of 32 flows with
+// delay 1, at 5 and 11.
+func TestFlowDynamic(t *testing.T) {
+	stdout, stderr, code := opasim(t, "flow", "dynamic", "--preset", "tree-8ary-2", "--pattern", "shift", "--flow-size", "5")
+	if code != 0 || !strings.Contains(stdout, "64 flows in 1 phases, 0 unfinished; makespan 5,") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = opasim(t, "flow", "dynamic", "--preset", "tree-8ary-2", "--pattern", "shift", "--flow-size", "5", "--phase-flows", "32", "--phase-delay", "1")
+	if code != 0 || !strings.Contains(stdout, "64 flows in 2 phases, 0 unfinished; makespan 11,") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+}
+
+// TestFlowBadInput: bad flow input is refused with the field, the value
+// and what is allowed, exit status 2.
+func TestFlowBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown preset", []string{"flow", "static", "--preset", "tree-9"}, []string{`topology.preset: "tree-9" is not allowed`, "tree-16ary-3"}},
+		{"unknown pattern", []string{"flow", "static", "--preset", "tree-8ary-2", "--pattern", "tornado"}, []string{`unknown pattern "tornado"`}},
+		{"routing for another topology", []string{"flow", "static", "--preset", "tree-8ary-2", "--routing", "dor"}, []string{`routing.name: "dor" is not allowed on a tree`}},
+		{"unknown key", []string{"flow", "static", "--config", write("k.yaml", "topology:\n  kind: torus\n  dimz: [4]\n")}, []string{"dimz"}},
+		{"bad torus", []string{"flow", "static", "--config", write("t.yaml", "topology:\n  kind: torus\n  dims: [4, 0]\n  servers_per_switch: 1\n")}, []string{"torus dims[1]: 0 is not allowed"}},
+		{"hot spot probability", []string{"flow", "static", "--preset", "tree-8ary-2", "--pattern", "hot-spot", "--probability", "2"}, []string{"hot spot probability: 2 is not allowed"}},
+		{"negative flow size", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--flow-size", "-1"}, []string{"dynamic.flow_size: -1 is not allowed"}},
+		{"preset and kind", []string{"flow", "static", "--config", write("pk.yaml", "topology:\n  preset: tree-8ary-2\n  kind: mesh\n")}, []string{`topology.kind: "mesh" is not allowed with topology.preset`}},
+	} {
+		expectRefused(t, c.name, c.args, c.want)
+	}
+}
