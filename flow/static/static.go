@@ -71,10 +71,10 @@ type Result struct {
 	// (Interrupted).
 	Sources     int
 	Interrupted bool
-	Flows            int64 // flows routed
-	Unrouted         int64 // flows whose destination cannot be reached (counted nowhere else)
-	Paths            int64 // paths of the routed flows (Flows with single-path routing)
-	Links            int   // directed links, one per port
+	Flows       int64 // flows routed
+	Unrouted    int64 // flows whose destination cannot be reached (counted nowhere else)
+	Paths       int64 // paths of the routed flows (Flows with single-path routing)
+	Links       int   // directed links, one per port
 
 	Load     []float64 // Load[l]: the shares of the flows crossing link l
 	MaxLoad  float64   // the highest link load
