@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/maxmin"
+	"github.com/opasim/opasim/flow/route"
+	"github.com/opasim/opasim/flow/static"
+	"github.com/opasim/opasim/flow/workload"
+	"github.com/opasim/opasim/sim"
+)
+
+// crossCase is one network and pattern run on both engines.
+type crossCase struct {
+	name        string
+	topo        fabric.TopologyConfig
+	cyclePat    string // the cycle-level pattern
+	flowPattern func(n int) (static.Pattern, error)
+	router      func() (route.Router, error)
+	low         float64 // the lowest cycle/flow ratio accepted (0: 0.85)
+}
+
+// flowPerNIC is the flow-level prediction of the cycle-level accepted
+// throughput at load 1.0. For a permutation: every flow of the pattern at
+// its max-min fair rate (unit links), summed, plus one flit/cycle for each
+// NIC the cycle-level pattern maps to itself (it sends to itself through
+// its own links at full rate), over the NICs. For uniform traffic, which
+// sends the same to every destination: every flow of all-to-all at the
+// lowest max-min rate (seed 001's restricted throughput), over the NICs.
+func flowPerNIC(t *testing.T, r route.Router, p static.Pattern, selfSenders int, uniform bool) float64 {
+	t.Helper()
+	g := r.Graph()
+	s, err := maxmin.New(g.Capacities())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []maxmin.FlowID
+	p.Flows(0, int32(p.Servers()), func(src, dst int32) {
+		err := r.Route(src, dst, func(links []int32, share float64) {
+			id, err := s.AddFlow(append([]int32(nil), links...), maxmin.NoCap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	s.SolveAll()
+	sum, low := float64(selfSenders), math.Inf(1)
+	for _, id := range ids {
+		sum += s.Rate(id)
+		low = min(low, s.Rate(id))
+	}
+	if uniform {
+		return float64(len(ids)) * low / float64(g.NumServers())
+	}
+	return sum / float64(g.NumServers())
+}
+
+// TestFlowAgreesWithCycleLevel: the flow engine's max-min prediction of
+// the throughput each NIC gets at saturation against the cycle-level
+// engine's accepted throughput at load 1.0 (uniform sizes of 16-flit
+// packets, 20,000 cycles, 5,000 of warm-up), on the 8-ary 2-tree (d-mod-k
+// both) and a 5x5 torus of 4 NICs a switch, one link a direction (DOR
+// both; odd rings, so no ties, whose rules differ). The cycle level is
+// below the flow level by what the switch loses inside (its allocator
+// and head-of-line blocking: the 48-port switch saturates at 0.89 under
+// uniform traffic, docs/results.md), within 15% on the tree and for a
+// permutation on the torus, 40% for uniform traffic on the torus, and
+// never above it by more than the measurement's noise; docs/flow.md has
+// the table.
+func TestFlowAgreesWithCycleLevel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cycle-level runs")
+	}
+	tree := fabric.TopologyConfig{Preset: "tree-8ary-2"}
+	torus := fabric.TopologyConfig{Kind: "torus", Dims: []int{5, 5}, NICsPerSwitch: 4, Trunk: 1}
+	treeRouter := func() (route.Router, error) {
+		tr, err := graph.NewTree(8, 2, 1)
+		if err != nil {
+			return nil, err
+		}
+		return route.NewDModK(tr), nil
+	}
+	torusRouter := func() (route.Router, error) {
+		to, err := graph.NewTorus([]int{5, 5}, 4, 1)
+		if err != nil {
+			return nil, err
+		}
+		return route.NewDOR(to), nil
+	}
+	bitPerm := func(kind string) func(int) (static.Pattern, error) {
+		return func(n int) (static.Pattern, error) { return workload.BitPermutation(kind, n) }
+	}
+	shift := func(n int) (static.Pattern, error) { return static.Shift(n, 1) }
+	cases := []crossCase{
+		{"tree neighbour", tree, "neighbour", shift, treeRouter, 0},
+		{"tree bit complement", tree, "bit_complement", static.BitComplement, treeRouter, 0},
+		{"tree bit reversal", tree, "bit_reversal", bitPerm(workload.BitReversal), treeRouter, 0},
+		{"tree transpose", tree, "transpose", bitPerm(workload.BitTranspose), treeRouter, 0},
+		{"tree shuffle", tree, "shuffle", bitPerm(workload.PerfectShuffle), treeRouter, 0},
+		{"tree uniform / all-to-all", tree, "uniform", static.AllToAll, treeRouter, 0},
+		{"torus neighbour", torus, "neighbour", shift, torusRouter, 0},
+		// Uniform on the torus saturates at 0.69 of the channel-load bound
+		// (measured; DOR with datelines splits each buffer's VLs between
+		// two SCs and the + and − directions; not isolated further).
+		{"torus uniform / all-to-all", torus, "uniform", static.AllToAll, torusRouter, 0.6},
+	}
+	for _, c := range cases {
+		r, err := c.router()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := r.Graph().NumServers()
+		p, err := c.flowPattern(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		self := 0
+		if c.cyclePat != "uniform" {
+			flows := 0
+			p.Flows(0, int32(n), func(int32, int32) { flows++ })
+			self = n - flows // a permutation: the NICs without a flow send to themselves
+		}
+		want := flowPerNIC(t, r, p, self, c.cyclePat == "uniform")
+
+		cfg := fabric.Default()
+		cfg.Topology = c.topo
+		cfg.Traffic.Pattern, cfg.Traffic.Load = c.cyclePat, 1.0
+		cfg.Cycles, cfg.Warmup, cfg.Engine = 20000, 5000, "sequential"
+		if c.topo.Kind == "torus" {
+			cfg.Switch.CentralBufferFlits = 1024 // a lane per (direction, VL): 5 x 8 x 16 flits reserved
+		}
+		n2, err := sim.Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Execute(context.Background(), n2, sim.Sequential{}, sim.Hooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.AcceptedThroughput
+		ratio := got / want
+		t.Logf("%-28s flow %.4f, cycle %.4f, cycle/flow %.3f", c.name, want, got, ratio)
+		low := c.low
+		if low == 0 {
+			low = 0.85
+		}
+		if ratio > 1.01 || ratio < low || math.IsNaN(ratio) {
+			t.Errorf("%s: cycle level %.4f against the flow level's %.4f (ratio %.3f, want %.2f to 1.01)", c.name, got, want, ratio, low)
+		}
+	}
+}
