@@ -87,3 +87,28 @@ func TestFlowBadInput(t *testing.T) {
 		expectRefused(t, c.name, c.args, c.want)
 	}
 }
+
+// TestFlowScale: the scalability study on two families up to 600
+// endpoints writes one CSV row and one JSON point per instance (8-ary
+// 3-tree; tori 8x8x8) and the four figures.
+func TestFlowScale(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, code := opasim(t, "flow", "scale", "--out", dir, "--max-servers", "600", "--families", "fat-tree,torus-3d")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	csv, err := os.ReadFile(filepath.Join(dir, "scale.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Count(string(csv), "\n"); rows != 3 || !strings.Contains(string(csv), "fat-tree,8-ary 3-tree,512,") {
+		t.Errorf("scale.csv:\n%s", csv)
+	}
+	for _, f := range []string{"scale.json", "non-restricted.png", "restricted.svg", "restricted-per-port.png"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	expectRefused(t, "unknown family", []string{"flow", "scale", "--out", dir, "--families", "hypercube"}, []string{`scale family: "hypercube" is not allowed`})
+	expectRefused(t, "no out", []string{"flow", "scale"}, []string{"--out: a directory is required"})
+}

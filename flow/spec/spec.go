@@ -68,10 +68,11 @@ type Topology struct {
 	Capacity         float64 `yaml:"capacity" json:"capacity"` // every link's (0: 1)
 }
 
-// Routing names the routing: dmodk (trees), dor (tori), ecmp (any graph;
-// paths: 0 all shortest paths, 1 single-path BFS, P at most P), minimal
-// and valiant (dragonflies; paths: intermediate groups), or "" for the
-// topology's default (dmodk, dor, minimal, else bfs).
+// Routing names the routing: dmodk (trees, XGFTs and thin trees), dor
+// (tori), ecmp (any graph; paths: 0 all shortest paths, 1 single-path
+// BFS, P at most P), minimal and valiant (dragonflies; paths: intermediate
+// groups), or "" for the topology's default (dmodk, dor, minimal, else
+// bfs).
 type Routing struct {
 	Name  string `yaml:"name" json:"name"`
 	Paths int    `yaml:"paths" json:"paths"`
@@ -232,18 +233,24 @@ func (c *Config) build(capacity float64) (*Network, error) {
 			return nil, fmt.Errorf("topology: %w", err)
 		}
 		return generic(g)
-	case KindXGFT:
-		x, err := topology.NewXGFT(t.M, t.W, capacity)
+	case KindXGFT, KindThinTree:
+		var x *topology.XGFT
+		var err error
+		if t.Kind == KindXGFT {
+			x, err = topology.NewXGFT(t.M, t.W, capacity)
+		} else {
+			x, err = topology.ThinTree(t.K, t.KUp, t.N, capacity)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("topology: %w", err)
 		}
-		return generic(x.Graph)
-	case KindThinTree:
-		x, err := topology.ThinTree(t.K, t.KUp, t.N, capacity)
-		if err != nil {
-			return nil, fmt.Errorf("topology: %w", err)
+		if err := want("dmodk", "ecmp", "bfs"); err != nil {
+			return nil, err
 		}
-		return generic(x.Graph)
+		if r.Name == "" || r.Name == "dmodk" {
+			return &Network{x.Graph, x.DModK()}, nil
+		}
+		return ecmp(x.Graph, r)
 	case KindDragonfly:
 		d, err := topology.NewDragonfly(t.A, t.H, t.P, t.Arrangement, capacity)
 		if err != nil {

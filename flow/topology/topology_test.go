@@ -1,11 +1,13 @@
 package topology
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/route"
+	"github.com/opasim/opasim/flow/static"
 )
 
 // counts checks a graph's servers, switches, directed links and BFS
@@ -422,5 +424,61 @@ func TestDragonflyRouting(t *testing.T) {
 	d, _ := NewDragonfly(2, 1, 1, DragonflyAbsolute, 1)
 	if _, err := d.ValiantRouter(2); err == nil || !strings.Contains(err.Error(), "dragonfly valiant groups: 2 is not allowed: must be in [1, 1]") {
 		t.Errorf("valiant over too many groups: %v", err)
+	}
+}
+
+// TestXGFTDModK: every path is valid and climbs exactly to the lowest
+// common level (2·top links); flows to one destination share their up
+// links (d-mod-k); on XGFT(3; 4,4,4; 1,4,4) the link loads of all-to-all
+// equal those of the k-ary n-tree's own d-mod-k, link by link sorted.
+func TestXGFTDModK(t *testing.T) {
+	for _, c := range []struct{ m, w []int }{{[]int{4, 4, 4}, []int{1, 4, 4}}, {[]int{2, 3, 4}, []int{1, 2, 3}}, {[]int{4, 4}, []int{2, 2}}} {
+		x, err := NewXGFT(c.m, c.w, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := x.DModK()
+		n := int32(x.NumServers())
+		for s := int32(0); s < n; s++ {
+			for d := int32(0); d < n; d++ {
+				if s == d {
+					continue
+				}
+				p, err := route.Path(r, s, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPath(t, x.Graph, p, s, d)
+				if len(p) != 2*x.top(s, d) {
+					t.Fatalf("xgft %v %v: %d→%d has %d links, top level %d", c.m, c.w, s, d, len(p), x.top(s, d))
+				}
+			}
+		}
+		// Two sources under different leaves, one destination: their
+		// paths merge at the first level both reach, and share the rest.
+		if n >= 16 {
+			a, _ := route.Path(r, 0, n-1)
+			b, _ := route.Path(r, 5, n-1)
+			if a[len(a)-1] != b[len(b)-1] || a[len(a)-2] != b[len(b)-2] {
+				t.Errorf("xgft %v %v: paths to %d do not share their last links: %v, %v", c.m, c.w, n-1, a, b)
+			}
+		}
+	}
+	x, _ := NewXGFT([]int{4, 4, 4}, []int{1, 4, 4}, 1)
+	tree, _ := graph.NewTree(4, 3, 1)
+	p, _ := static.AllToAll(64)
+	a, err := static.Run(x.DModK(), p, static.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := static.Run(route.NewDModK(tree), p, static.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	la, lb := slices.Clone(a.Load), slices.Clone(b.Load)
+	slices.Sort(la)
+	slices.Sort(lb)
+	if !slices.Equal(la, lb) || a.MeanHops != b.MeanHops {
+		t.Errorf("XGFT d-mod-k loads differ from the 4-ary 3-tree's: max %v/%v, hops %v/%v", a.MaxLoad, b.MaxLoad, a.MeanHops, b.MeanHops)
 	}
 }

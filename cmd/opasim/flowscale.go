@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opasim/opasim/flow/scale"
+	"github.com/opasim/opasim/flow/workload"
+	"github.com/opasim/opasim/sweep"
+)
+
+func newFlowScaleCmd() *cobra.Command {
+	var (
+		out, pattern          string
+		families              []string
+		maxServers, perServer int
+		workers               int
+		seed                  uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "scale",
+		Short: "Scalability study (seed 001 Fig. 7): throughput of topology families against their endpoints",
+		Long: `Runs the static engine on every instance of each topology family up to --max-servers endpoints,
+under one pattern (seed 001: random uniform), and writes scale.csv, scale.json and the figures
+non-restricted, restricted and their per-port versions (PNG and SVG) to --out.
+
+Families: ` + strings.Join(scale.FamilyNames(), ", ") + ` (docs/flow.md lists their instances).`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return badInput(fmt.Errorf("--out: a directory is required"))
+			}
+			if maxServers < 2 {
+				return badInput(fmt.Errorf("--max-servers: %d is not allowed: must be at least 2", maxServers))
+			}
+			if workers < 0 || workers > 256 {
+				return badInput(fmt.Errorf("--workers: %d is not allowed: must be in [0, 256] (0: one per core)", workers))
+			}
+			if workers == 0 {
+				workers = runtime.GOMAXPROCS(0)
+			}
+			fams, err := scale.Families(families, maxServers)
+			if err != nil {
+				return badInput(err)
+			}
+			spec := workload.Spec{Name: pattern, FlowsPerServer: perServer}
+			if _, err := workload.Build(spec, 64, seed); err != nil {
+				return badInput(err)
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			ctx, stopped := onSignals(cmd.Context())
+			pts, err := scale.Run(ctx, fams, spec, seed, workers, func(p scale.Point) {
+				fmt.Fprintf(w, "%-14s %-44s %9d servers  NR %12.6g  R %12.6g  per port %.4f / %.4f  (%.2f s)\n",
+					p.Family, p.Topology, p.Servers, p.NonRestricted, p.Restricted, p.NonRestrictedPerPort, p.RestrictedPerPort, p.Seconds)
+			})
+			sig := stopped()
+			if err != nil {
+				return badInput(err)
+			}
+			if err := writeScale(out, pts); err != nil {
+				return err
+			}
+			return sig
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&out, "out", "", "directory for scale.csv, scale.json and the figures (required)")
+	fl.StringSliceVar(&families, "families", nil, "families to run (default: all)")
+	fl.IntVar(&maxServers, "max-servers", 70000, "largest instance, in endpoints")
+	fl.StringVar(&pattern, "pattern", "uniform", "traffic pattern")
+	fl.IntVar(&perServer, "flows-per-server", 1, "uniform and the like: flows a server")
+	fl.IntVar(&workers, "workers", 0, "goroutines routing flows (0: one per core)")
+	fl.Uint64Var(&seed, "seed", 1, "seed of the pattern and the random topologies")
+	return cmd
+}
+
+// writeScale writes the points as CSV and JSON and draws the figures.
+func writeScale(dir string, pts []scale.Point) error {
+	data, err := json.MarshalIndent(pts, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "scale.json"), append(data, '\n')); err != nil {
+		return err
+	}
+	var b strings.Builder
+	cw := csv.NewWriter(&b)
+	_ = cw.Write([]string{"family", "topology", "servers", "switches", "links", "routing", "flows", "max_load", "mean_hops",
+		"non_restricted", "restricted", "non_restricted_per_port", "restricted_per_port", "seconds"})
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	for _, p := range pts {
+		_ = cw.Write([]string{p.Family, p.Topology, strconv.Itoa(p.Servers), strconv.Itoa(p.Switches), strconv.Itoa(p.Links), p.Routing,
+			strconv.FormatInt(p.Flows, 10), g(p.MaxLoad), g(p.MeanHops), g(p.NonRestricted), g(p.Restricted),
+			g(p.NonRestrictedPerPort), g(p.RestrictedPerPort), g(p.Seconds)})
+	}
+	cw.Flush()
+	if err := writeFileAtomic(filepath.Join(dir, "scale.csv"), []byte(b.String())); err != nil {
+		return err
+	}
+	for _, fig := range []struct {
+		name, label string
+		y           func(scale.Point) float64
+	}{
+		{"non-restricted", "aggregate non-restricted throughput", func(p scale.Point) float64 { return p.NonRestricted }},
+		{"restricted", "aggregate restricted throughput", func(p scale.Point) float64 { return p.Restricted }},
+		{"non-restricted-per-port", "non-restricted throughput per port", func(p scale.Point) float64 { return p.NonRestrictedPerPort }},
+		{"restricted-per-port", "restricted throughput per port", func(p scale.Point) float64 { return p.RestrictedPerPort }},
+	} {
+		var lines []sweep.Line
+		for _, p := range pts {
+			if len(lines) == 0 || lines[len(lines)-1].Name != p.Family {
+				lines = append(lines, sweep.Line{Name: p.Family})
+			}
+			l := &lines[len(lines)-1]
+			l.X, l.Y = append(l.X, float64(p.Servers)), append(l.Y, fig.y(p))
+		}
+		f := sweep.LineFigure{Title: "Scalability: " + fig.label, XLabel: "endpoints", YLabel: fig.label + " (link capacities)",
+			LogX: true, LogY: true, Lines: lines}
+		if _, err := sweep.WriteLines(f, filepath.Join(dir, fig.name)); err != nil && err != sweep.ErrNoPoints {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package scale
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/opasim/opasim/flow/spec"
+	"github.com/opasim/opasim/flow/workload"
+)
+
+// TestServersFormula: every built-in instance up to 5,000 servers builds
+// with the number of servers the family's formula gives.
+func TestServersFormula(t *testing.T) {
+	fams, err := Families(nil, 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range fams {
+		for _, top := range f.Sizes {
+			cfg := spec.Config{Topology: top, Seed: 1}
+			net, err := cfg.Build()
+			if err != nil {
+				t.Fatalf("%s %s: %v", f.Name, Describe(top), err)
+			}
+			if got := net.Graph.NumServers(); got != servers(top) {
+				t.Errorf("%s %s: %d servers, formula %d", f.Name, Describe(top), got, servers(top))
+			}
+			n++
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d instances up to 5,000 servers", n)
+	}
+	if _, err := Families([]string{"hypercube"}, 10); err == nil || !strings.Contains(err.Error(), `scale family: "hypercube" is not allowed`) {
+		t.Errorf("unknown family: %v", err)
+	}
+}
+
+// TestRunAllToAll, by hand: under all-to-all a k-ary n-tree's busiest
+// links are the servers' own (N − 1 flows each), so restricted and
+// non-restricted throughput are both N; the 2:1 thin tree with k = 8
+// (XGFT(3; 8,8,8; 1,4,4), all shortest paths) is bound by the links
+// leaving a 64-server subtree: 64·448 flows over 16 links, 1,792 each, so
+// restricted throughput is 512·511/1792.
+func TestRunAllToAll(t *testing.T) {
+	fams := []Family{
+		{"fat-tree", []spec.Topology{{Kind: spec.KindTree, K: 8, N: 3}}},
+		{"thin-tree-2:1", []spec.Topology{{Kind: spec.KindThinTree, K: 8, KUp: 4, N: 3}}},
+	}
+	var seen []Point
+	pts, err := Run(context.Background(), fams, workload.Spec{Name: "all-to-all"}, 1, 2, func(p Point) { seen = append(seen, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 2 || len(seen) != 2 {
+		t.Fatalf("%d points, %d reported", len(pts), len(seen))
+	}
+	if p := pts[0]; p.Servers != 512 || math.Abs(p.Restricted-512) > 1e-6 || math.Abs(p.NonRestricted-512) > 1e-6 {
+		t.Errorf("fat tree: %+v", p)
+	}
+	if p := pts[1]; math.Abs(p.MaxLoad-1792) > 1e-6 || math.Abs(p.Restricted-512*511/1792.0) > 1e-6 {
+		t.Errorf("thin tree 2:1: max load %v, restricted %v; want 1792, %v", p.MaxLoad, p.Restricted, 512*511/1792.0)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if pts, err := Run(ctx, fams, workload.Spec{Name: "all-to-all"}, 1, 1, nil); err != nil || len(pts) != 0 {
+		t.Errorf("cancelled: %d points, %v", len(pts), err)
+	}
+}
