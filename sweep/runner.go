@@ -68,6 +68,9 @@ type counts struct {
 // (s.Shard) runs only its own points and writes its manifest instead of the
 // summary and the plots.
 func (s *Runner) Run(ctx context.Context, out io.Writer) error {
+	if sh := s.Shard; sh != (Shard{}) && (sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count) {
+		return fmt.Errorf("shard %s is not allowed: must be i/N with N >= 1 and i in [0, N-1]", sh)
+	}
 	if err := os.MkdirAll(filepath.Join(s.Dir, "runs"), 0o755); err != nil {
 		return err
 	}

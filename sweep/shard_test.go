@@ -276,3 +276,20 @@ func TestMergeRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerRefusesBadShard: a Runner given a shard out of range refuses to
+// run and creates nothing.
+func TestRunnerRefusesBadShard(t *testing.T) {
+	for _, sh := range []Shard{{3, 3}, {-1, 3}, {0, -2}, {1, 0}} {
+		dir := filepath.Join(t.TempDir(), "out")
+		r := newRunner(t, tinyGrid(t), dir, 1)
+		r.Shard = sh
+		err := r.Run(context.Background(), &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), "shard "+sh.String()+" is not allowed") {
+			t.Errorf("shard %s: %v", sh, err)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("shard %s: created %s", sh, dir)
+		}
+	}
+}

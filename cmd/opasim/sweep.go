@@ -59,7 +59,12 @@ func newSweepCmd() *cobra.Command {
 			fmt.Sprintf("of at most %d runs in all. See docs/sweeps.md.", sweep.MaxPoints),
 		Example: "  opasim sweep --preset tree-8ary-2 --traffic paper-mix --schedulers rr,sbt,dtable \\\n" +
 			"    --loads 0.1:1:0.1 --seeds 10 --cycles 40000 --warmup 10000 --out sweeps/tree",
-		Args: noArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := noArgs(cmd, args); err != nil {
+				return fmt.Errorf("%w; its one subcommand is merge", err)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := f.runner(cmd.Flags())
 			if err != nil {
@@ -138,7 +143,7 @@ func newSweepMergeCmd() *cobra.Command {
 				return badInput(errors.New("--out: a directory is required"))
 			}
 			err := sweep.Merge(args, out, sched.Default(), cmd.OutOrStdout(), cmd.ErrOrStderr())
-			if errors.Is(err, sweep.ErrRefused) || errors.Is(err, sweep.ErrUndrawable) {
+			if errors.Is(err, sweep.ErrRefused) {
 				return badInput(err)
 			}
 			return err
