@@ -24,8 +24,8 @@ import (
 // [0, Count), like a Kubernetes Indexed Job's completion index. Point k of
 // the grid, in grid order (scheduler, then load, then seed), belongs to
 // shard k mod Count: every point to exactly one shard, the shards' sizes
-// differ by at most one, and each shard gets a share of every scheduler
-// and load rather than a block of the slow high loads.
+// differ by at most one, and each shard's runs are spread over the
+// schedulers and loads rather than a block of the slow high loads.
 type Shard struct {
 	Index int `json:"index"`
 	Count int `json:"count"`
