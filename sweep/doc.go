@@ -10,6 +10,13 @@
 // ParseSchedulers, SeedRange, ParseSeedList) refuses a grid of more than
 // MaxPoints runs before anything is allocated or run.
 //
+// A grid can be cut into N shards (Shard: point k, in grid order, is shard
+// k mod N's), each run on its own into its own directory with a manifest
+// (shard.json) that records the whole grid and its SHA-256; Merge checks
+// the shards against each other and writes the summary and the plots of
+// the whole grid with the same code, so they are byte for byte those of
+// the grid run unsharded.
+//
 // Imports: fabric (for Config) and sim (for Results) only; from outside,
 // gonum's stat and plot packages and renameio (atomic writes of the run
 // files). No flags, no printing except to the writers it is given, no

@@ -34,6 +34,10 @@ type Runner struct {
 	Simulate SimulateFunc
 	Log      io.Writer   // one line per finished run, and plot warnings
 	OnRun    func(Point) // called after a run is stored; a test hook
+	// Shard, when its Count is not 0, limits the runs to the points the
+	// shard owns; Run then writes Dir/shard.json instead of the summary and
+	// the plots, for Merge to combine with the other shards.
+	Shard Shard
 
 	mu      sync.Mutex
 	results []*sim.Results // by point; nil: not (yet) available
@@ -60,15 +64,30 @@ type counts struct {
 
 // Run reuses the stored runs, runs the others, writes the summary and the
 // plots, and reports on out. An interruption, a failed run or a failed
-// conservation check is returned after the summary is written.
+// conservation check is returned after the summary is written. A shard
+// (s.Shard) runs only its own points and writes its manifest instead of the
+// summary and the plots.
 func (s *Runner) Run(ctx context.Context, out io.Writer) error {
+	if sh := s.Shard; sh != (Shard{}) && (sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count) {
+		return fmt.Errorf("shard %s is not allowed: must be i/N with N >= 1 and i in [0, N-1]", sh)
+	}
 	if err := os.MkdirAll(filepath.Join(s.Dir, "runs"), 0o755); err != nil {
 		return err
 	}
+	if s.sharded() {
+		if err := s.writeManifest(); err != nil {
+			return err
+		}
+	}
 	todo, c := s.loadStored()
 	g := &s.Grid
-	fmt.Fprintf(out, "sweep: %d runs (%d schedulers x %d loads x %d seeds) on %s, %s traffic; reused %d of %d",
-		c.total, len(g.Schedulers), len(g.Loads), len(g.Seeds), g.Topology, g.Traffic, c.reused, c.total)
+	if s.sharded() {
+		fmt.Fprintf(out, "sweep shard %s: %d of the %d runs (%d schedulers x %d loads x %d seeds) on %s, %s traffic; reused %d of %d",
+			s.Shard, c.total, len(s.Points), len(g.Schedulers), len(g.Loads), len(g.Seeds), g.Topology, g.Traffic, c.reused, c.total)
+	} else {
+		fmt.Fprintf(out, "sweep: %d runs (%d schedulers x %d loads x %d seeds) on %s, %s traffic; reused %d of %d",
+			c.total, len(g.Schedulers), len(g.Loads), len(g.Seeds), g.Topology, g.Traffic, c.reused, c.total)
+	}
 	if c.stale > 0 {
 		fmt.Fprintf(out, "; %d stored runs are of another config or incomplete and will be rerun", c.stale)
 	}
@@ -78,19 +97,30 @@ func (s *Runner) Run(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "; running %d with %d jobs\n", len(todo), min(s.Jobs, len(todo)))
 	}
 	runErr := s.runAll(ctx, todo)
-	sum := s.summary()
-	if err := WriteSummary(s.Dir, sum); err != nil {
-		return errors.Join(runErr, err)
+	if s.sharded() {
+		return s.finishShard(ctx, out, runErr, c.total)
 	}
-	fmt.Fprintf(out, "ran %d; wrote %s and %s from %d of %d runs\n", s.ran,
-		filepath.Join(s.Dir, "summary.csv"), filepath.Join(s.Dir, "summary.json"), sum.RunsFound, sum.RunsExpected)
-	if len(g.Seeds) == 1 {
-		fmt.Fprintln(out, "one seed per point: the 95% confidence intervals are undefined (empty in summary.csv, null in summary.json)")
-	}
-	if err := WritePlots(out, s.Log, s.Dir, sum); err != nil {
+	sum, err := s.aggregate(out, fmt.Sprintf("ran %d; ", s.ran))
+	if err != nil {
 		return errors.Join(runErr, err)
 	}
 	return s.finish(ctx, runErr, sum)
+}
+
+// aggregate writes the summary and the plots of the runs available now,
+// and says so on out after prefix. Run and Merge share it, so a merged
+// sweep's files are those of an unsharded one.
+func (s *Runner) aggregate(out io.Writer, prefix string) (*Summary, error) {
+	sum := s.summary()
+	if err := WriteSummary(s.Dir, sum); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "%swrote %s and %s from %d of %d runs\n", prefix,
+		filepath.Join(s.Dir, "summary.csv"), filepath.Join(s.Dir, "summary.json"), sum.RunsFound, sum.RunsExpected)
+	if len(s.Grid.Seeds) == 1 {
+		fmt.Fprintln(out, "one seed per point: the 95% confidence intervals are undefined (empty in summary.csv, null in summary.json)")
+	}
+	return sum, WritePlots(out, s.Log, s.Dir, sum)
 }
 
 // finish turns an interruption or failed conservation checks into the
@@ -112,8 +142,11 @@ func (s *Runner) finish(ctx context.Context, runErr error, sum *Summary) error {
 // whole run and was made from this point's config; it returns the others.
 func (s *Runner) loadStored() (todo []int, c counts) {
 	s.results = make([]*sim.Results, len(s.Points))
-	c.total = len(s.Points)
 	for i := range s.Points {
+		if !s.owns(i) {
+			continue
+		}
+		c.total++
 		p := &s.Points[i]
 		r, found := loadRun(filepath.Join(s.Dir, "runs", p.File()), p)
 		switch {
@@ -138,15 +171,21 @@ func loadRun(path string, p *Point) (*sim.Results, bool) {
 	if err != nil {
 		return nil, false
 	}
+	return parseRun(data, p), true
+}
+
+// parseRun returns the results in data if they cover the whole run of p's
+// config, nil otherwise.
+func parseRun(data []byte, p *Point) *sim.Results {
 	var r sim.Results
 	if json.Unmarshal(data, &r) != nil || r.Interrupted || r.SimulatedCycles != p.Config.Cycles {
-		return nil, true
+		return nil
 	}
 	stored, err := json.Marshal(r.Config)
 	if err != nil || !bytes.Equal(stored, p.cfgJSON) {
-		return nil, true
+		return nil
 	}
-	return &r, true
+	return &r
 }
 
 // runAll runs the points of todo on s.Jobs workers. A cancelled ctx stops

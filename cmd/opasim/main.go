@@ -5,7 +5,8 @@
 //	opasim bench          simulator speed on the reference scenarios
 //	opasim topo PRESET    a topology preset's structure (--channel-load: its link loads)
 //	opasim qos dtable     the DTable configuration tool
-//	opasim sweep          schedulers × loads × seeds, summaries and plots
+//	opasim sweep          schedulers × loads × seeds, summaries and plots (--shard i/N: one shard)
+//	opasim sweep merge    the shards of a sweep into its summaries and plots
 //	opasim plot DIR       redraw a sweep's plots
 //	opasim trace gen KIND a VEF trace of a trace-shaped workload (stencil3d, hpl, …)
 //	opasim flow static    the flow-level engine: link loads and throughput (flow dynamic: completion times)

@@ -32,6 +32,7 @@ type sweepFlags struct {
 	seedList   string
 	jobs       int
 	out        string
+	shard      string
 }
 
 const defaultLoads = "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1"
@@ -44,6 +45,8 @@ func (f *sweepFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.seedList, "seed-list", "", "comma-separated seeds per point, instead of --seeds")
 	fs.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "runs at once (each run is single-threaded with the sequential engine)")
 	fs.StringVar(&f.out, "out", "", "directory for runs/, summary.csv, summary.json and plots/ (required)")
+	fs.StringVar(&f.shard, "shard", "", "run only shard i/N of the grid: N shards, i 0-based in [0, N-1] (point k of the grid is shard k mod N's); "+
+		"writes runs/ and shard.json, no summary: combine the shards with opasim sweep merge")
 }
 
 func newSweepCmd() *cobra.Command {
@@ -56,7 +59,12 @@ func newSweepCmd() *cobra.Command {
 			fmt.Sprintf("of at most %d runs in all. See docs/sweeps.md.", sweep.MaxPoints),
 		Example: "  opasim sweep --preset tree-8ary-2 --traffic paper-mix --schedulers rr,sbt,dtable \\\n" +
 			"    --loads 0.1:1:0.1 --seeds 10 --cycles 40000 --warmup 10000 --out sweeps/tree",
-		Args: noArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := noArgs(cmd, args); err != nil {
+				return fmt.Errorf("%w; its one subcommand is merge", err)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := f.runner(cmd.Flags())
 			if err != nil {
@@ -75,6 +83,7 @@ func newSweepCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd.Flags())
+	cmd.AddCommand(newSweepMergeCmd())
 	return cmd
 }
 
@@ -96,7 +105,52 @@ func (f *sweepFlags) runner(fs *pflag.FlagSet) (*sweep.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sweep.New(g, sched.Default(), f.out, f.jobs, simulateSweepRun)
+	var shard sweep.Shard
+	if fs.Changed("shard") {
+		if shard, err = sweep.ParseShard(f.shard, g.Size()); err != nil {
+			return nil, fmt.Errorf("--shard: %w", err)
+		}
+	}
+	r, err := sweep.New(g, sched.Default(), f.out, f.jobs, simulateSweepRun)
+	if err != nil {
+		return nil, err
+	}
+	r.Shard = shard
+	return r, nil
+}
+
+// newSweepMergeCmd is `opasim sweep merge`: the shards of one sweep into
+// the files the sweep run whole writes.
+func newSweepMergeCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge --out DIR SHARD_DIR...",
+		Short: "Combine the outputs of every shard of a sweep (opasim sweep --shard i/N) into its summary.csv, summary.json and plots",
+		Long: "Combine the outputs of every shard of a sweep (opasim sweep --shard i/N, each with its own --out) into DIR:\n" +
+			"runs/ (copied), summary.csv, summary.json and plots/, the files the same grid run unsharded writes.\n\n" +
+			"Refused, before anything is written: a directory without a valid shard.json, shards of different grids or\n" +
+			"configs (the differing keys are named), of different N, a shard missing or given twice, and a run missing,\n" +
+			"incomplete or of another config. See docs/sweeps.md.",
+		Example: "  opasim sweep merge --out sweeps/tree sweeps/tree-shards/0 sweeps/tree-shards/1 sweeps/tree-shards/2",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("merge: want the directories of the shards (each the --out of an opasim sweep --shard i/N); got none")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return badInput(errors.New("--out: a directory is required"))
+			}
+			err := sweep.Merge(args, out, sched.Default(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if errors.Is(err, sweep.ErrRefused) {
+				return badInput(err)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "directory for runs/, summary.csv, summary.json and plots/ (required)")
+	return cmd
 }
 
 // grid reads the axes and the base config; the grid's size is checked
