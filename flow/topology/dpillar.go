@@ -33,7 +33,8 @@ import (
 // by excursions from both ends, each of length x costing 2x − 1 hops (out
 // and back, the last one a hop that stays in its column), or the reverse,
 // giving max(k, ⌊3k/2⌋ − 2) hops at the worst d. TestDPillar checks it
-// against a breadth-first search for n = 4, 6, 8 and k = 2..6.
+// against a breadth-first search for n = 4 (k = 2..8), 6 (k = 2..4) and
+// 8 (k = 2, 3).
 type DPillar struct {
 	*graph.Graph
 	N, K int

@@ -256,7 +256,7 @@ func TestGDCFiConn(t *testing.T) {
 // ports, 4k(n/2)^k links, a switch's first n/2 ports on its own column
 // and the rest on the next, and the diameter 2·max(k, ⌊3k/2⌋ − 2) links
 // (derived in the type's comment) equal to a breadth-first search's for
-// n = 4, 6, 8 and k = 2..8.
+// n = 4 (k = 2..8), 6 (k = 2..4) and 8 (k = 2, 3).
 func TestDPillar(t *testing.T) {
 	for _, c := range [][2]int{{4, 2}, {4, 3}, {4, 4}, {4, 5}, {4, 6}, {4, 7}, {4, 8}, {6, 2}, {6, 3}, {6, 4}, {8, 2}, {8, 3}} {
 		n, k := c[0], c[1]
