@@ -228,13 +228,20 @@ func less(a, b []int32) bool {
 	return slices.Compare(a, b) < 0
 }
 
+// candidate is a path Yen's algorithm may take next, and the index of
+// the node where it leaves the path it was derived from.
+type candidate struct {
+	path []int32
+	dev  int
+}
+
 // candidates is Yen's heap of candidate paths.
-type candidates [][]int32
+type candidates []candidate
 
 func (c candidates) Len() int           { return len(c) }
-func (c candidates) Less(i, j int) bool { return less(c[i], c[j]) }
+func (c candidates) Less(i, j int) bool { return less(c[i].path, c[j].path) }
 func (c candidates) Swap(i, j int)      { c[i], c[j] = c[j], c[i] }
-func (c *candidates) Push(x any)        { *c = append(*c, x.([]int32)) }
+func (c *candidates) Push(x any)        { *c = append(*c, x.(candidate)) }
 func (c *candidates) Pop() any {
 	old := *c
 	x := old[len(old)-1]
@@ -265,7 +272,9 @@ const MaxKSP = MaxAllPaths
 // least candidate, candidates being for every node j of path i the root
 // (path i up to node j) followed by the least spur path from node j to the
 // target avoiding the root's nodes and the links that paths already found
-// with the same root take next. Paths go from end node to end node (a
+// with the same root take next — only from the node where path i left
+// the path it was derived from on (Lawler's refinement: earlier roots were
+// tried before). Paths go from end node to end node (a
 // server's switch, see multiPath) and are kept in a PathCache.
 //
 // Cost per pair of end nodes: O(k · L · (nodes + links)) for paths of L
@@ -312,6 +321,7 @@ func (r *KSP) find(s *searcher, u, v int32) error {
 	}
 	g := s.g
 	found := [][]int32{first}
+	devs := []int{0} // the node where each found path leaves the one it came from
 	seen := map[string]bool{pathKey(first): true}
 	var cand candidates
 	nodes := []int32{}
@@ -321,7 +331,10 @@ func (r *KSP) find(s *searcher, u, v int32) error {
 		for _, l := range prev {
 			nodes = append(nodes, g.Head(l))
 		}
-		for j := range prev {
+		// Lawler's refinement: spurs from nodes before prev's deviation
+		// were tried from the path prev came from (and from the paths
+		// deviating there).
+		for j := devs[len(devs)-1]; j < len(prev); j++ {
 			st := s.next()
 			root := prev[:j]
 			for _, p := range found {
@@ -339,13 +352,15 @@ func (r *KSP) find(s *searcher, u, v int32) error {
 			}
 			if k := pathKey(spur); !seen[k] {
 				seen[k] = true
-				heap.Push(&cand, slices.Clone(spur))
+				heap.Push(&cand, candidate{slices.Clone(spur), j})
 			}
 		}
 		if len(cand) == 0 {
 			break
 		}
-		found = append(found, heap.Pop(&cand).([]int32))
+		c := heap.Pop(&cand).(candidate)
+		found = append(found, c.path)
+		devs = append(devs, c.dev)
 	}
 	for _, p := range found {
 		s.out = append(s.out, p...)

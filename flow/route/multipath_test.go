@@ -213,12 +213,12 @@ func smallGraphs(t *testing.T) map[string]*graph.Graph {
 }
 
 // TestKSPBruteForce: for every pair of servers of the small graphs, KSP-k
-// (k = 1, 2, 3, 5, 8) gives exactly the first k simple paths of a
+// (k = 1, 2, 3, 5, 8, 30) gives exactly the first k simple paths of a
 // depth-first enumeration ordered by length then link ids (all of them if
 // fewer), each crossing only nodes that forward.
 func TestKSPBruteForce(t *testing.T) {
 	for name, g := range smallGraphs(t) {
-		for _, k := range []int{1, 2, 3, 5, 8} {
+		for _, k := range []int{1, 2, 3, 5, 8, 30} {
 			r := mustKSP(t, g, k)
 			for s := int32(0); s < int32(g.NumServers()); s++ {
 				for d := int32(0); d < int32(g.NumServers()); d++ {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/route"
+	"github.com/opasim/opasim/flow/topology"
 )
 
 func benchRun(b *testing.B, r route.Router, p Pattern, workers int) {
@@ -134,6 +135,24 @@ func BenchmarkTorusAllPathAllToAll(b *testing.B) {
 	p, _ := AllToAll(tor.NumServers())
 	benchCold(b, func() route.Router {
 		r, err := route.NewAllPath(tor.Graph, 2, 32, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r
+	}, p)
+}
+
+// BenchmarkDCellKSPAllToAll: DCell_2 of 3-port switches (156 servers of 3
+// ports, each its own end node), KSP-4, all-to-all (24,180 flows and as
+// many pairs), from an empty cache.
+func BenchmarkDCellKSPAllToAll(b *testing.B) {
+	d, err := topology.NewDCell(3, 2, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := AllToAll(d.NumServers())
+	benchCold(b, func() route.Router {
+		r, err := route.NewKSP(d.Graph, 4, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
