@@ -75,12 +75,12 @@ func (g *Graph) Cables() []Cable {
 // Failed is a graph with some links removed (failed), and the mapping
 // between its link ids and those of the graph it was made from.
 type Failed struct {
-	*Graph           // the network without the removed links; its servers forward as the original's do
-	Original *Graph  // the graph the links were removed from
-	Removed  []int32 // the removed links, ids in Original, increasing
-	Cables   int     // the cables failed (FailCables, FailFraction), 0 for RemoveLinks
-	NewID    []int32 // NewID[l]: the id in Graph of Original's link l, -1 if removed
-	OldID    []int32 // OldID[l]: the id in Original of Graph's link l
+	*Graph               // the network without the removed links; its servers forward as the original's do
+	Original     *Graph  // the graph the links were removed from
+	Removed      []int32 // the removed links, ids in Original, increasing
+	FailedCables int     // the cables failed (FailCables, FailFraction), 0 for RemoveLinks
+	NewID        []int32 // NewID[l]: the id in Graph of Original's link l, -1 if removed
+	OldID        []int32 // OldID[l]: the id in Original of Graph's link l
 }
 
 // RemoveLinks returns g without the given links (ids of g, in any order,
@@ -149,7 +149,7 @@ func failCables(g *Graph, cables []Cable, count int, seed uint64) (*Failed, erro
 	if err != nil {
 		return nil, err
 	}
-	f.Cables = count
+	f.FailedCables = count
 	return f, nil
 }
 

@@ -50,8 +50,8 @@ func TestRemoveLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.NumLinks() != 14 || !slices.Equal(f.Removed, []int32{6, 14}) || f.Cables != 0 || !f.ServersForward() || f.Original != fw {
-		t.Fatalf("links %d removed %v cables %d forward %t", f.NumLinks(), f.Removed, f.Cables, f.ServersForward())
+	if f.NumLinks() != 14 || !slices.Equal(f.Removed, []int32{6, 14}) || f.FailedCables != 0 || !f.ServersForward() || f.Original != fw {
+		t.Fatalf("links %d removed %v cables %d forward %t", f.NumLinks(), f.Removed, f.FailedCables, f.ServersForward())
 	}
 	for l := int32(0); l < int32(ring.NumLinks()); l++ {
 		n := f.NewID[l]
@@ -82,8 +82,8 @@ func TestFailCables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Cables != 10 || len(a.Removed) != 20 || a.NumLinks() != tor.NumLinks()-20 {
-		t.Fatalf("10 cables: %d failed, %d links removed, %d left", a.Cables, len(a.Removed), a.NumLinks())
+	if a.FailedCables != 10 || len(a.Removed) != 20 || a.NumLinks() != tor.NumLinks()-20 {
+		t.Fatalf("10 cables: %d failed, %d links removed, %d left", a.FailedCables, len(a.Removed), a.NumLinks())
 	}
 	back := map[int32]int32{}
 	for _, c := range cables {
@@ -107,8 +107,8 @@ func TestFailCables(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Cables != c.want || f.NumLinks() != tor.NumLinks()-2*c.want {
-			t.Errorf("fraction %v: %d cables, %d links; want %d", c.f, f.Cables, f.NumLinks(), c.want)
+		if f.FailedCables != c.want || f.NumLinks() != tor.NumLinks()-2*c.want {
+			t.Errorf("fraction %v: %d cables, %d links; want %d", c.f, f.FailedCables, f.NumLinks(), c.want)
 		}
 	}
 	for _, bad := range []struct {
