@@ -8,7 +8,11 @@
 //   - flow/graph: a compact network graph in flat slices (CSR adjacency),
 //     with k-ary n-tree and torus builders;
 //   - flow/route: d-mod-k routing on trees, dimension-order routing on tori
-//     and ECMP over the shortest paths of any graph;
+//     and, on any graph, ECMP over the shortest paths, k shortest paths and
+//     AllPath-d;
+//   - flow/topology: switch-centric (mesh, XGFT, dragonfly, jellyfish,
+//     graph files) and server-centric (BCube, DCell/FiConn, DPillar,
+//     HCN/BCN) topologies;
 //   - flow/static: the static engine, which routes every flow of a traffic
 //     pattern at once and reports link loads, hop counts and seed 001's
 //     throughput figures of merit;

@@ -3,18 +3,21 @@ package graph
 // Distances fills dist (len NumNodes()) with the number of links on a
 // shortest path from node src (which must be a node of g) to every node,
 // -1 for the unreachable, by breadth-first search; queue is scratch space
-// (it is grown if too short and returned for reuse). Servers other than src are never crossed:
-// flows enter and leave the network at servers and only switches forward
-// them. Cost O(nodes + links).
+// (it is grown if too short and returned for reuse). Only nodes that
+// forward (Forwards) are crossed: in a switch-centric graph a server other
+// than src is reached but never left, since flows enter and leave the
+// network at servers and only switches forward them; in a server-centric
+// graph servers are crossed too. Cost O(nodes + links).
 func (g *Graph) Distances(src int32, dist []int32, queue []int32) []int32 {
 	for i := range dist {
 		dist[i] = -1
 	}
 	queue = append(queue[:0], src)
 	dist[src] = 0
+	relay := g.relay
 	for i := 0; i < len(queue); i++ {
 		u := queue[i]
-		if u != src && g.IsServer(u) {
+		if u != src && u < relay {
 			continue
 		}
 		for l := g.outStart[u]; l < g.outStart[u+1]; l++ {

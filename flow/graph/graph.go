@@ -2,6 +2,13 @@
 // endpoints, which send and receive flows) and switches, joined by
 // directed links with capacities, stored in flat slices.
 //
+// Switches forward flows. Servers forward them only in a server-centric
+// graph (WithServersForward): in a switch-centric one (the default) a
+// flow enters the network at its source server and leaves at its
+// destination server, and no path crosses another server. The searches
+// here (Distances, Diameter) and the generic routings of flow/route honour
+// the choice.
+//
 // Nodes are numbered 0..NumNodes()-1: servers first (0..NumServers()-1),
 // then switches. Links are numbered 0..NumLinks()-1 in CSR order: the links
 // leaving node v are the contiguous range Out(v), in the order the builder
@@ -39,6 +46,8 @@ type Graph struct {
 	tail     []int32   // tail[l]: the node link l leaves
 	head     []int32   // head[l]: the node link l enters
 	capacity []float64 // capacity[l] > 0
+	relay    int32     // the first node that forwards flows: servers (switch-centric) or 0 (servers forward too)
+	fwd      bool      // servers forward (relay is 0)
 }
 
 // Link describes one directed link for New.
@@ -136,6 +145,7 @@ func newBuilder(servers, switches, links int) *builder {
 	nodes := servers + switches
 	return &builder{g: &Graph{
 		servers:  int32(servers),
+		relay:    int32(servers),
 		switches: int32(switches),
 		outStart: make([]int32, nodes+1),
 		tail:     make([]int32, 0, links),
@@ -201,6 +211,34 @@ func (g *Graph) NumLinks() int { return len(g.tail) }
 
 // IsServer reports whether node v is a server.
 func (g *Graph) IsServer(v int32) bool { return v < g.servers }
+
+// ServersForward reports whether g's servers forward flows (a
+// server-centric network: BCube, DCell, DPillar, ...). In a switch-centric
+// graph, the default, only switches do.
+func (g *Graph) ServersForward() bool { return g.fwd }
+
+// WithServersForward returns a graph with g's nodes, links and capacities
+// (sharing g's slices, so it costs a few bytes) whose servers forward
+// flows when on is true, and do not when on is false.
+func (g *Graph) WithServersForward(on bool) *Graph {
+	h := *g
+	h.relay, h.fwd = h.servers, on
+	if on {
+		h.relay = 0
+	}
+	return &h
+}
+
+// Forwards reports whether node v may relay a flow, be on its path
+// between its source and its destination: a switch, or a server of a
+// graph whose servers forward.
+func (g *Graph) Forwards(v int32) bool { return v >= g.relay }
+
+// FirstForwarder returns the lowest node number that forwards flows: nodes
+// v >= FirstForwarder() forward, the others (servers of a switch-centric
+// graph) do not. Loops test v < FirstForwarder() instead of calling
+// Forwards.
+func (g *Graph) FirstForwarder() int32 { return g.relay }
 
 // Out returns the range [lo, hi) of the links leaving node v.
 func (g *Graph) Out(v int32) (lo, hi int32) { return g.outStart[v], g.outStart[v+1] }

@@ -243,3 +243,65 @@ func ipow(k, n int) int {
 	}
 	return p
 }
+
+// relayGraph is three servers 0, 1, 2 and switches 3..6: 0–3–1–4–2, so
+// server 1 sits between switches 3 and 4, and, with chain, a longer way
+// 3–5–6–4 through switches only.
+func relayGraph(t *testing.T, chain bool) *Graph {
+	t.Helper()
+	pairs := [][2]int32{{0, 3}, {3, 1}, {1, 4}, {4, 2}}
+	if chain {
+		pairs = append(pairs, [2]int32{3, 5}, [2]int32{5, 6}, [2]int32{6, 4})
+	}
+	var links []Link
+	for _, p := range pairs {
+		links = append(links, Link{From: p[0], To: p[1], Capacity: 1}, Link{From: p[1], To: p[0], Capacity: 1})
+	}
+	g, err := New(3, 4, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestServersForward: a switch-centric graph never relays through a
+// server — server 0 reaches server 2 by the 5-link switch chain, not the
+// 4 links through server 1, and not at all without the chain — while the
+// same links with servers forwarding give 4 links both ways.
+func TestServersForward(t *testing.T) {
+	dist := make([]int32, 7)
+	for _, chain := range []bool{true, false} {
+		sc := relayGraph(t, chain)
+		if sc.ServersForward() || sc.Forwards(1) || !sc.Forwards(3) || sc.FirstForwarder() != 3 {
+			t.Fatalf("default graph: forward %t, server 1 %t, switch 3 %t, first %d", sc.ServersForward(), sc.Forwards(1), sc.Forwards(3), sc.FirstForwarder())
+		}
+		fw := sc.WithServersForward(true)
+		if !fw.ServersForward() || !fw.Forwards(1) || fw.FirstForwarder() != 0 || sc.ServersForward() {
+			t.Fatalf("WithServersForward(true): forward %t, server 1 %t, first %d; original now %t", fw.ServersForward(), fw.Forwards(1), fw.FirstForwarder(), sc.ServersForward())
+		}
+		if back := fw.WithServersForward(false); back.ServersForward() || back.FirstForwarder() != 3 || back.NumLinks() != sc.NumLinks() {
+			t.Fatalf("WithServersForward(false) does not restore the switch-centric graph")
+		}
+		sc.Distances(0, dist, nil)
+		want02, wantDiam, wantOK := int32(5), 5, true
+		if !chain {
+			want02, wantDiam, wantOK = -1, 0, false
+		}
+		if dist[1] != 2 || dist[2] != want02 {
+			t.Errorf("chain %t, switch-centric: 0→1 %d, 0→2 %d; want 2, %d", chain, dist[1], dist[2], want02)
+		}
+		if !chain && dist[4] != -1 {
+			t.Errorf("switch-centric without chain: switch 4 reached at %d through server 1", dist[4])
+		}
+		if d, ok := sc.Diameter(); d != wantDiam || ok != wantOK {
+			t.Errorf("chain %t, switch-centric: diameter %d %t, want %d %t", chain, d, ok, wantDiam, wantOK)
+		}
+		fw.Distances(0, dist, nil)
+		if dist[1] != 2 || dist[2] != 4 || dist[4] != 3 {
+			t.Errorf("chain %t, server-centric: 0→1 %d, 0→2 %d, 0→switch 4 %d; want 2, 4, 3", chain, dist[1], dist[2], dist[4])
+		}
+		if d, ok := fw.Diameter(); d != 4 || !ok {
+			t.Errorf("chain %t, server-centric: diameter %d %t, want 4 true", chain, d, ok)
+		}
+	}
+}

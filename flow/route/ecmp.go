@@ -16,8 +16,9 @@ const MaxAllPaths = 1 << 16
 // graph (seed 001 section 3.2, "ECMP" and "BFS" routing): a flow is split
 // in equal shares over all its shortest paths, or over up to maxPaths of
 // them spread evenly through the list of all of them. With maxPaths 1 it
-// is single-path BFS routing. Only switches forward: a path never crosses
-// a server other than its ends.
+// is single-path BFS routing. Only nodes that forward are crossed
+// (graph.Forwards): in a switch-centric graph a path never crosses a
+// server other than its ends; in a server-centric one servers relay.
 //
 // Algorithm: a breadth-first search from the source counts, for every
 // node v, the shortest paths from the source to v (count[v], a float64,
@@ -125,10 +126,11 @@ func (r *ECMP) search(src int32) {
 	r.queue = g.Distances(src, r.dist, r.queue)
 	clear(r.count)
 	r.count[src] = 1
+	relay := g.FirstForwarder()
 	// queue holds the reached nodes in non-decreasing distance: count[u]
 	// is final when u is dequeued.
 	for _, u := range r.queue {
-		if u != src && g.IsServer(u) {
+		if u != src && u < relay {
 			continue
 		}
 		du, cu := r.dist[u], r.count[u]
@@ -145,13 +147,14 @@ func (r *ECMP) search(src int32) {
 // unrank fills path with shortest path number rank from src to dst.
 func (r *ECMP) unrank(src, dst int32, rank float64, path []int32) {
 	g := r.g
+	relay := g.FirstForwarder()
 	v := dst
 	for i := len(path) - 1; i >= 0; i-- {
 		want := r.dist[v] - 1
 		chosen := int32(-1)
 		for _, l := range g.In(v) {
 			u := g.Tail(l)
-			if r.dist[u] != want || u != src && g.IsServer(u) {
+			if r.dist[u] != want || u != src && u < relay {
 				continue
 			}
 			chosen = l

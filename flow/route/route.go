@@ -1,7 +1,10 @@
 // Package route computes the paths flows take through a flow/graph
 // network (seed 001 section 3.2): d-mod-k up/down routing on k-ary
-// n-trees, dimension-order routing on tori, and ECMP over the shortest
-// paths of any graph (single-path "BFS" routing is ECMP with one path).
+// n-trees, dimension-order routing on tori, and on any graph ECMP over the
+// shortest paths (single-path "BFS" routing is ECMP with one path), k
+// shortest paths (KSP) and AllPath-d, the last two computed lazily per
+// pair of end nodes and kept in a bounded PathCache. The generic routings
+// cross a node only if it forwards (graph.Forwards).
 //
 // A path is the list of link ids from the source server to the
 // destination server. Routers hand paths to a callback in a slice they

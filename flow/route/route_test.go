@@ -12,7 +12,8 @@ import (
 )
 
 // checkPath checks that links is a path from server src to server dst:
-// consecutive links connect, and only switches are crossed.
+// consecutive links connect, and only nodes that forward are crossed
+// (switches; servers too in a server-centric graph).
 func checkPath(t *testing.T, g *graph.Graph, src, dst int32, links []int32) {
 	t.Helper()
 	if len(links) == 0 {
@@ -27,7 +28,7 @@ func checkPath(t *testing.T, g *graph.Graph, src, dst int32, links []int32) {
 			t.Fatalf("%d→%d: link %d (hop %d) leaves %d, not %d, in %v", src, dst, l, i, g.Tail(l), at, links)
 		}
 		at = g.Head(l)
-		if i < len(links)-1 && g.IsServer(at) {
+		if i < len(links)-1 && !g.Forwards(at) {
 			t.Fatalf("%d→%d: hop %d reaches server %d in %v", src, dst, i, at, links)
 		}
 	}
@@ -240,7 +241,7 @@ func allShortest(g *graph.Graph, src, dst int32) [][]int32 {
 			out = append(out, slices.Clone(path))
 			return
 		}
-		if v != src && g.IsServer(v) {
+		if v != src && !g.Forwards(v) {
 			return
 		}
 		lo, hi := g.Out(v)
@@ -325,6 +326,74 @@ func TestECMPHand(t *testing.T) {
 	if fmt.Sprint(got) != "[[0 6 13 9] [0 7 15 9]]" {
 		t.Errorf("tree 0→3: %v", got)
 	}
+}
+
+// bcube21 is BCube(2, 1) built by hand: servers 0 (label 00), 1 (01),
+// 2 (10), 3 (11); level-0 switches 4 (servers 0, 1) and 5 (2, 3), level-1
+// switches 6 (0, 2) and 7 (1, 3). Switches are joined only through
+// servers.
+func bcube21(t *testing.T) *graph.Graph {
+	t.Helper()
+	var links []graph.Link
+	for _, p := range [][2]int32{{0, 4}, {1, 4}, {2, 5}, {3, 5}, {0, 6}, {2, 6}, {1, 7}, {3, 7}} {
+		links = append(links, graph.Link{From: p[0], To: p[1], Capacity: 1}, graph.Link{From: p[1], To: p[0], Capacity: 1})
+	}
+	g, err := graph.New(4, 4, links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// TestECMPServerRelay: on BCube(2, 1) with servers forwarding, 0→3 has
+// the two 4-link paths 0–4–1–7–3 and 0–6–2–5–3, each crossing one server;
+// 0→1 the one 2-link path through switch 4. The same links switch-centric
+// leave 0→3 unreachable: ECMP never relays through a server there.
+func TestECMPServerRelay(t *testing.T) {
+	sc := bcube21(t)
+	fw := sc.WithServersForward(true)
+	r, _ := NewECMP(fw, 0)
+	checkAllPairs(t, r)
+	var got [][]int32
+	if err := r.Route(0, 3, func(links []int32, share float64) {
+		if share != 0.5 {
+			t.Errorf("share %v", share)
+		}
+		got = append(got, slices.Clone(links))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sortPaths(got)
+	l := func(u, v int32) int32 { return fw.LinkTo(u, v) }
+	want := [][]int32{{l(0, 4), l(4, 1), l(1, 7), l(7, 3)}, {l(0, 6), l(6, 2), l(2, 5), l(5, 3)}}
+	sortPaths(want)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("0→3: %v, want %v", got, want)
+	}
+	if all := allShortest(fw, 0, 3); len(all) != 2 {
+		t.Errorf("depth-first search finds %d shortest paths 0→3, want 2", len(all))
+	}
+	if p, err := Path(mustECMP(t, fw, 1), 0, 1); err != nil || !slices.Equal(p, []int32{l(0, 4), l(4, 1)}) {
+		t.Errorf("0→1: %v %v", p, err)
+	}
+	for _, p := range []int{0, 1} {
+		r := mustECMP(t, sc, p)
+		if err := r.Route(0, 3, func([]int32, float64) { t.Error("switch-centric 0→3 routed") }); !errors.Is(err, ErrNoPath) {
+			t.Errorf("switch-centric 0→3: %v, want ErrNoPath", err)
+		}
+		if err := r.Route(0, 1, func(links []int32, _ float64) { checkPath(t, sc, 0, 1, links) }); err != nil {
+			t.Errorf("switch-centric 0→1: %v", err)
+		}
+	}
+}
+
+func mustECMP(t *testing.T, g *graph.Graph, p int) *ECMP {
+	t.Helper()
+	r, err := NewECMP(g, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func TestErrorsAndNoPath(t *testing.T) {

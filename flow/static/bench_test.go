@@ -5,6 +5,7 @@ import (
 
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/route"
+	"github.com/opasim/opasim/flow/topology"
 )
 
 func benchRun(b *testing.B, r route.Router, p Pattern, workers int) {
@@ -82,4 +83,79 @@ func BenchmarkTreeECMPAllToAll(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchRun(b, e, p, 1)
+}
+
+// benchCold runs p with a router made afresh (empty path cache) each time.
+func benchCold(b *testing.B, mk func() route.Router, p Pattern) {
+	b.Helper()
+	var res *Result
+	var st route.CacheStats
+	cpu0 := cpuSeconds()
+	for b.Loop() {
+		r := mk()
+		var err error
+		if res, err = Run(r, p, Options{Workers: 1}); err != nil {
+			b.Fatal(err)
+		}
+		st = r.(interface{ Cache() *route.PathCache }).Cache().Stats()
+	}
+	b.ReportMetric((cpuSeconds()-cpu0)/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(res.Flows), "flows")
+	b.ReportMetric(float64(res.Paths)/float64(res.Flows), "paths/flow")
+	b.ReportMetric(float64(st.Entries), "pairs")
+	b.ReportMetric(float64(st.Bytes)/1e6, "cacheMB")
+	b.ReportMetric(res.MaxLoad, "maxload")
+}
+
+// BenchmarkTreeKSPAllToAll: 8-ary 3-tree (512 servers, 64 leaves), KSP-8,
+// all-to-all (261,632 flows, 4,096 leaf pairs), from an empty cache.
+func BenchmarkTreeKSPAllToAll(b *testing.B) {
+	tr, err := graph.NewTree(8, 3, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := AllToAll(tr.NumServers())
+	benchCold(b, func() route.Router {
+		r, err := route.NewKSP(tr.Graph, 8, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r
+	}, p)
+}
+
+// BenchmarkTorusAllPathAllToAll: 8x8 torus with 4 servers per switch (256
+// servers), AllPath-2 bounded to 32 paths, all-to-all (65,280 flows, 4,096
+// switch pairs), from an empty cache.
+func BenchmarkTorusAllPathAllToAll(b *testing.B) {
+	tor, err := graph.NewTorus([]int{8, 8}, 4, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := AllToAll(tor.NumServers())
+	benchCold(b, func() route.Router {
+		r, err := route.NewAllPath(tor.Graph, 2, 32, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r
+	}, p)
+}
+
+// BenchmarkDCellKSPAllToAll: DCell_2 of 3-port switches (156 servers of 3
+// ports, each its own end node), KSP-4, all-to-all (24,180 flows and as
+// many pairs), from an empty cache.
+func BenchmarkDCellKSPAllToAll(b *testing.B) {
+	d, err := topology.NewDCell(3, 2, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := AllToAll(d.NumServers())
+	benchCold(b, func() route.Router {
+		r, err := route.NewKSP(d.Graph, 4, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return r
+	}, p)
 }

@@ -48,6 +48,10 @@ type Options struct {
 	// per worker) after each chunk with the chunks done of the two passes'
 	// 2·total.
 	Progress func(done, total int)
+	// Connectivity asks for Result.Connectivity: what the network still
+	// connects, whatever the routing (see Connect) — for networks with
+	// failed links, where Unrouted says what the routing could not route.
+	Connectivity bool
 }
 
 // Limits on Options.
@@ -95,6 +99,13 @@ type Result struct {
 	Restricted                 float64 // Flows · MinRate
 	NonRestrictedPerPort       float64 // NonRestricted / Links
 	RestrictedPerPort          float64 // Restricted / Links
+
+	// Connectivity is set when Options.Connectivity asks for it: pairs of
+	// servers still connected, and how many of the pattern's flows have a
+	// reachable destination (Flows + Unrouted = Connectivity.Flows; a
+	// routing that routes every reachable flow has Flows =
+	// Connectivity.Reachable).
+	Connectivity *Connectivity
 }
 
 // chunks is how many ranges the sources are cut into, whatever the number
@@ -195,6 +206,12 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 	if res.Links > 0 {
 		res.NonRestrictedPerPort = res.NonRestricted / float64(res.Links)
 		res.RestrictedPerPort = res.Restricted / float64(res.Links)
+	}
+	if o.Connectivity {
+		var err error
+		if res.Connectivity, err = Connect(g, p); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }

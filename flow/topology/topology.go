@@ -1,8 +1,10 @@
-// Package topology builds the flow engine's switch-centric topologies
-// beyond the torus and the k-ary n-tree of package graph (seed 001 section
-// 3.2): meshes, generalized fat trees (XGFT, of which thin trees are a
+// Package topology builds the flow engine's topologies beyond the torus
+// and the k-ary n-tree of package graph (seed 001 section 3.2). Switch-
+// centric: meshes, generalized fat trees (XGFT, of which thin trees are a
 // case), dragonflies with their global-link arrangements, seeded
-// jellyfish, and graphs read from a file.
+// jellyfish, and graphs read from a file. Server-centric, whose graphs
+// have servers that forward (graph.WithServersForward): BCube, the
+// DCell/FiConn family (GDCFiConn), DPillar, and HCN/BCN.
 //
 // Every builder returns a *graph.Graph whose servers are nodes
 // 0..servers-1, in the order the builder's doc comment gives, and whose
