@@ -67,7 +67,8 @@ type flowFlags struct {
 	paths, flowsPerServer, region, groupSize    int
 	shift, workers, phaseFlows                  int
 	probability, mean, flowSize, phaseDelay     float64
-	capacity                                    float64
+	capacity, failFraction                      float64
+	failCount, allpathD                         int
 	seed                                        uint64
 	progress                                    bool
 }
@@ -85,8 +86,8 @@ func newFlowRunCmd(engine string) *cobra.Command {
 	fl.StringVar(&f.out, "out", "", "write the results here as JSON (config, figures, digest)")
 	fl.StringVar(&f.preset, "preset", "", "topology preset ("+strings.Join(spec.Presets(), ", ")+"; default tree-16ary-3)")
 	fl.StringVar(&f.kind, "kind", "", "topology kind instead of a preset ("+strings.Join(spec.Kinds(), ", ")+"), with its fields in --config")
-	fl.StringVar(&f.routing, "routing", "", "routing: dmodk, dor, ecmp, bfs, minimal, valiant (default: the topology's own)")
-	fl.IntVar(&f.paths, "paths", 0, "ecmp: most paths a flow (0: all shortest); valiant: intermediate groups")
+	fl.StringVar(&f.routing, "routing", "", "routing: dmodk, dor, ecmp, bfs, ksp, allpath, minimal, valiant (default: the topology's own)")
+	fl.IntVar(&f.paths, "paths", 0, "ecmp: most paths a flow (0: all shortest); ksp: k (default 4); allpath: most paths (0: all); valiant: intermediate groups")
 	fl.StringVar(&f.pattern, "pattern", "", "traffic pattern ("+strings.Join(workload.Patterns(), ", ")+"; default all-to-all)")
 	fl.IntVar(&f.flowsPerServer, "flows-per-server", 0, "uniform, hot-spot, hot-region, local: flows a server (default 1)")
 	fl.Float64Var(&f.probability, "probability", 0, "hot-spot, hot-region: share of the flows sent to the hot servers")
@@ -96,6 +97,9 @@ func newFlowRunCmd(engine string) *cobra.Command {
 	fl.IntVar(&f.shift, "shift", 0, "shift: offset (default 1)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the random patterns and topologies (default 1)")
 	fl.Float64Var(&f.capacity, "capacity", 0, "every link's capacity (default 1)")
+	fl.IntVar(&f.failCount, "fail-count", 0, "cables to fail at random (seeded); routed with a generic routing (default bfs)")
+	fl.Float64Var(&f.failFraction, "fail-fraction", 0, "fraction of the cables to fail at random (seeded), in [0, 1]")
+	fl.IntVar(&f.allpathD, "d", 0, "allpath: paths up to d links longer than the shortest")
 	fl.IntVar(&f.workers, "workers", 0, "static: goroutines routing flows (0: one per core)")
 	if engine == "dynamic" {
 		fl.Float64Var(&f.flowSize, "flow-size", 0, "every flow's size, in capacity × time units (default 1)")
@@ -141,7 +145,8 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 		to   *int
 	}{{"flows-per-server", f.flowsPerServer, &cfg.Pattern.FlowsPerServer}, {"region", f.region, &cfg.Pattern.Region},
 		{"group-size", f.groupSize, &cfg.Pattern.GroupSize}, {"shift", f.shift, &cfg.Pattern.Shift},
-		{"workers", f.workers, &cfg.Workers}, {"phase-flows", f.phaseFlows, &cfg.Dynamic.PhaseFlows}}
+		{"workers", f.workers, &cfg.Workers}, {"phase-flows", f.phaseFlows, &cfg.Dynamic.PhaseFlows},
+		{"fail-count", f.failCount, &cfg.Topology.FailCount}, {"d", f.allpathD, &cfg.Routing.D}}
 	for _, x := range ints {
 		if set(x.flag) {
 			*x.to = x.v
@@ -153,7 +158,7 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 		to   *float64
 	}{{"probability", f.probability, &cfg.Pattern.Probability}, {"mean", f.mean, &cfg.Pattern.Mean},
 		{"capacity", f.capacity, &cfg.Topology.Capacity}, {"flow-size", f.flowSize, &cfg.Dynamic.FlowSize},
-		{"phase-delay", f.phaseDelay, &cfg.Dynamic.PhaseDelay}}
+		{"phase-delay", f.phaseDelay, &cfg.Dynamic.PhaseDelay}, {"fail-fraction", f.failFraction, &cfg.Topology.FailFraction}}
 	for _, x := range floats {
 		if set(x.flag) {
 			*x.to = x.v
@@ -170,20 +175,21 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 
 // flowResults is what `opasim flow` writes with --out.
 type flowResults struct {
-	Engine      string          `json:"engine"`
-	Config      spec.Config     `json:"config"`
-	Servers     int             `json:"servers"`
-	Switches    int             `json:"switches"`
-	Links       int             `json:"links"`
-	GraphBytes  int64           `json:"graph_bytes"`
-	Static      *staticSummary  `json:"static,omitempty"`
-	Dynamic     *dynamicSummary `json:"dynamic,omitempty"`
-	Interrupted bool            `json:"interrupted"`
-	Digest      string          `json:"digest"`
-	BuildSecs   float64         `json:"build_seconds"`
-	RunSecs     float64         `json:"run_seconds"`
-	CPUSecs     float64         `json:"cpu_seconds"`
-	MaxRSSBytes int64           `json:"max_rss_bytes"`
+	Engine       string          `json:"engine"`
+	Config       spec.Config     `json:"config"`
+	Servers      int             `json:"servers"`
+	Switches     int             `json:"switches"`
+	Links        int             `json:"links"`
+	GraphBytes   int64           `json:"graph_bytes"`
+	FailedCables int             `json:"failed_cables,omitempty"`
+	Static       *staticSummary  `json:"static,omitempty"`
+	Dynamic      *dynamicSummary `json:"dynamic,omitempty"`
+	Interrupted  bool            `json:"interrupted"`
+	Digest       string          `json:"digest"`
+	BuildSecs    float64         `json:"build_seconds"`
+	RunSecs      float64         `json:"run_seconds"`
+	CPUSecs      float64         `json:"cpu_seconds"`
+	MaxRSSBytes  int64           `json:"max_rss_bytes"`
 }
 
 type staticSummary struct {
@@ -200,6 +206,7 @@ type staticSummary struct {
 	NonRestricted, Restricted  float64
 	NonRestrictedPerPort       float64
 	RestrictedPerPort          float64
+	Connectivity               *static.Connectivity `json:",omitempty"` // with failed cables
 }
 
 type dynamicSummary struct {
@@ -231,7 +238,7 @@ func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 		return badInput(err)
 	}
 	res := &flowResults{Engine: engine, Config: cfg, Servers: net.Graph.NumServers(), Switches: net.Graph.NumSwitches(),
-		Links: net.Graph.NumLinks(), GraphBytes: net.Graph.MemoryBytes(), BuildSecs: time.Since(began).Seconds()}
+		Links: net.Graph.NumLinks(), GraphBytes: net.Graph.MemoryBytes(), FailedCables: net.FailedCables, BuildSecs: time.Since(began).Seconds()}
 	ctx, stopped := onSignals(cmd.Context())
 	ran := time.Now()
 	switch engine {
@@ -270,7 +277,7 @@ func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *sp
 		}
 	}
 	var pct atomic.Int64
-	o := static.Options{Workers: cfg.Workers, Stop: func() bool { return ctx.Err() != nil }}
+	o := static.Options{Workers: cfg.Workers, Stop: func() bool { return ctx.Err() != nil }, Connectivity: net.FailedCables > 0}
 	if bar != nil {
 		o.Progress = func(done, total int) {
 			p := int64(100 * done / total)
@@ -290,7 +297,8 @@ func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *sp
 	res.Static = &staticSummary{Routing: r.Routing, Pattern: r.Pattern, Flows: r.Flows, Unrouted: r.Unrouted, Paths: r.Paths,
 		Sources: r.Sources, MaxLoad: r.MaxLoad, MeanLoad: r.MeanLoad, MaxRelativeLoad: r.MaxRelativeLoad, LoadHistogram: r.LoadHistogram,
 		Hops: r.Hops, MeanHops: r.MeanHops, MaxHops: r.MaxHops, MinRate: r.MinRate, MeanRate: r.MeanRate, MaxRate: r.MaxRate,
-		NonRestricted: r.NonRestricted, Restricted: r.Restricted, NonRestrictedPerPort: r.NonRestrictedPerPort, RestrictedPerPort: r.RestrictedPerPort}
+		NonRestricted: r.NonRestricted, Restricted: r.Restricted, NonRestrictedPerPort: r.NonRestrictedPerPort, RestrictedPerPort: r.RestrictedPerPort,
+		Connectivity: r.Connectivity}
 	h := fnv.New64a()
 	put := func(x float64) { hashFloat(h, x) }
 	for _, x := range r.Load {
@@ -345,7 +353,11 @@ func printFlow(w io.Writer, r *flowResults) {
 	if name == "" {
 		name = c.Topology.Kind
 	}
-	fmt.Fprintf(w, "%s: %d servers, %d switches, %d links (%.1f MB)\n", name, r.Servers, r.Switches, r.Links, float64(r.GraphBytes)/1e6)
+	fmt.Fprintf(w, "%s: %d servers, %d switches, %d links (%.1f MB)", name, r.Servers, r.Switches, r.Links, float64(r.GraphBytes)/1e6)
+	if r.FailedCables > 0 {
+		fmt.Fprintf(w, ", %d cables failed", r.FailedCables)
+	}
+	fmt.Fprintln(w)
 	if s := r.Static; s != nil {
 		fmt.Fprintf(w, "static, %s routing, %s: %d flows (%d paths), %d unrouted", s.Routing, s.Pattern, s.Flows, s.Paths, s.Unrouted)
 		if r.Interrupted {
@@ -354,6 +366,10 @@ func printFlow(w io.Writer, r *flowResults) {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "link load  max %.6g, mean %.6g (max load/capacity %.6g)\n", s.MaxLoad, s.MeanLoad, s.MaxRelativeLoad)
 		fmt.Fprintf(w, "hops       mean %.4f, max %d\n", s.MeanHops, s.MaxHops)
+		if c := s.Connectivity; c != nil {
+			fmt.Fprintf(w, "connected  %d of %d server pairs (%.4f); %d of the pattern's %d flows reachable\n",
+				c.ConnectedPairs, c.Pairs, float64(c.ConnectedPairs)/float64(max(c.Pairs, 1)), c.Reachable, c.Flows)
+		}
 		fmt.Fprintf(w, "throughput non-restricted %.6g (%.6g per port), restricted %.6g (%.6g per port); flow rate min %.6g, mean %.6g, max %.6g\n",
 			s.NonRestricted, s.NonRestrictedPerPort, s.Restricted, s.RestrictedPerPort, s.MinRate, s.MeanRate, s.MaxRate)
 	}

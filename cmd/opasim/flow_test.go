@@ -83,6 +83,9 @@ func TestFlowBadInput(t *testing.T) {
 		{"hot spot probability", []string{"flow", "static", "--preset", "tree-8ary-2", "--pattern", "hot-spot", "--probability", "2"}, []string{"hot spot probability: 2 is not allowed"}},
 		{"negative flow size", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--flow-size", "-1"}, []string{"dynamic.flow_size: -1 is not allowed"}},
 		{"preset and kind", []string{"flow", "static", "--config", write("pk.yaml", "topology:\n  preset: tree-8ary-2\n  kind: mesh\n")}, []string{`topology.kind: "mesh" is not allowed with topology.preset`}},
+		{"failures and d-mod-k", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-count", "3", "--routing", "dmodk"}, []string{`routing.name: "dmodk" is not allowed with failed cables`}},
+		{"count and fraction", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-count", "3", "--fail-fraction", "0.1"}, []string{"topology.fail_count: 3 is not allowed with topology.fail_fraction 0.1"}},
+		{"fraction above 1", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-fraction", "1.5"}, []string{"topology.fail_fraction: 1.5 is not allowed: must be in [0, 1]"}},
 	} {
 		expectRefused(t, c.name, c.args, c.want)
 	}
@@ -111,4 +114,19 @@ func TestFlowScale(t *testing.T) {
 	}
 	expectRefused(t, "unknown family", []string{"flow", "scale", "--out", dir, "--families", "hypercube"}, []string{`scale family: "hypercube" is not allowed`})
 	expectRefused(t, "no out", []string{"flow", "scale"}, []string{"--out: a directory is required"})
+}
+
+// TestFlowFailures: failing every cable of the 8-ary 2-tree (64 server
+// cables and 8·8 between the levels: 128) leaves none of its 64·63
+// ordered server pairs connected; a seeded count of 5 is reported with
+// what stays connected.
+func TestFlowFailures(t *testing.T) {
+	stdout, stderr, code := opasim(t, "flow", "static", "--preset", "tree-8ary-2", "--fail-fraction", "1")
+	if code != 0 || !strings.Contains(stdout, "128 cables failed") || !strings.Contains(stdout, "connected  0 of 4032 server pairs") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	stdout, _, code = opasim(t, "flow", "static", "--preset", "tree-8ary-2", "--fail-count", "5", "--seed", "3")
+	if code != 0 || !strings.Contains(stdout, "5 cables failed") || !strings.Contains(stdout, "connected ") {
+		t.Fatalf("exit %d: %s", code, stdout)
+	}
 }

@@ -38,11 +38,19 @@ const (
 	KindDragonfly = "dragonfly" // a, h, p, arrangement
 	KindJellyfish = "jellyfish" // switches, ports, switch_ports (and seed)
 	KindFile      = "file"      // file
+	// Server-centric: servers forward traffic (generic routings only).
+	KindBCube   = "bcube"   // n, k
+	KindDCell   = "dcell"   // n, k
+	KindFiConn  = "ficonn"  // n, k
+	KindDPillar = "dpillar" // n, k
+	KindHCN     = "hcn"     // n, h
+	KindBCN     = "bcn"     // alpha, beta, h, gamma
 )
 
 // Kinds lists the topology kinds.
 func Kinds() []string {
-	return []string{KindDragonfly, KindFile, KindJellyfish, KindMesh, KindThinTree, KindTorus, KindTree, KindXGFT}
+	return []string{KindBCN, KindBCube, KindDCell, KindDPillar, KindDragonfly, KindFiConn, KindFile, KindHCN, KindJellyfish,
+		KindMesh, KindThinTree, KindTorus, KindTree, KindXGFT}
 }
 
 // Topology names the network; each kind reads the fields its constant's
@@ -65,17 +73,30 @@ type Topology struct {
 	Ports            int     `yaml:"ports" json:"ports,omitempty"`
 	SwitchPorts      int     `yaml:"switch_ports" json:"switch_ports,omitempty"`
 	File             string  `yaml:"file" json:"file,omitempty"`
+	Alpha            int     `yaml:"alpha" json:"alpha,omitempty"`
+	Beta             int     `yaml:"beta" json:"beta,omitempty"`
+	Gamma            int     `yaml:"gamma" json:"gamma,omitempty"`
 	Capacity         float64 `yaml:"capacity" json:"capacity"` // every link's (0: 1)
+	// Failed cables, drawn from the seed: a count or a fraction of all
+	// (not both). Only the generic routings (ecmp, bfs, ksp, allpath)
+	// route around them.
+	FailCount    int     `yaml:"fail_count" json:"fail_count,omitempty"`
+	FailFraction float64 `yaml:"fail_fraction" json:"fail_fraction,omitempty"`
 }
 
 // Routing names the routing: dmodk (trees, XGFTs and thin trees), dor
 // (tori), ecmp (any graph; paths: 0 all shortest paths, 1 single-path
-// BFS, P at most P), minimal and valiant (dragonflies; paths: intermediate
-// groups), or "" for the topology's default (dmodk, dor, minimal, else
-// bfs).
+// BFS, P at most P), ksp (any graph: the paths shortest paths, default
+// 4), allpath (any graph: paths up to d links longer than the shortest,
+// at most paths of them), minimal and valiant (dragonflies; paths:
+// intermediate groups), or "" for the topology's default (dmodk, dor,
+// minimal, else bfs).
 type Routing struct {
 	Name  string `yaml:"name" json:"name"`
 	Paths int    `yaml:"paths" json:"paths"`
+	// D is allpath's slack: paths at most D links longer than the
+	// shortest (paths: the most kept, 0 all).
+	D int `yaml:"d" json:"d,omitempty"`
 }
 
 // Dynamic holds the dynamic engine's options: every flow's size, and the
@@ -128,8 +149,8 @@ func Default() Config {
 		Dynamic: Dynamic{FlowSize: 1}}
 }
 
-// Resolve replaces a preset by its topology, keeping a capacity set
-// beside it.
+// Resolve replaces a preset by its topology, keeping the capacity and
+// the failures set beside it.
 func (c *Config) Resolve() error {
 	t := &c.Topology
 	if t.Preset == "" {
@@ -142,9 +163,9 @@ func (c *Config) Resolve() error {
 	if t.Kind != "" {
 		return fmt.Errorf("topology.kind: %q is not allowed with topology.preset %q: give one or the other", t.Kind, t.Preset)
 	}
-	capacity, name := t.Capacity, t.Preset
+	keep := *t
 	*t = p.topo
-	t.Preset, t.Capacity = name, capacity
+	t.Preset, t.Capacity, t.FailCount, t.FailFraction = keep.Preset, keep.Capacity, keep.FailCount, keep.FailFraction
 	return nil
 }
 
@@ -152,6 +173,9 @@ func (c *Config) Resolve() error {
 type Network struct {
 	Graph  *graph.Graph
 	Router route.Router
+	// FailedCables is the number of cables topology.fail_count or
+	// fail_fraction removed (Graph is the network without them).
+	FailedCables int
 }
 
 // Build resolves the preset, validates c and builds the network and its
@@ -180,10 +204,45 @@ func (c *Config) Build() (*Network, error) {
 	if capacity == 0 {
 		capacity = 1
 	}
-	n, err := c.build(capacity)
+	if c.Topology.FailCount != 0 || c.Topology.FailFraction != 0 {
+		return c.buildFailed(capacity)
+	}
+	return c.build(capacity)
+}
+
+// buildFailed builds the network, removes the failed cables and routes the
+// rest with a generic routing (the topology's own routings assume the
+// intact network).
+func (c *Config) buildFailed(capacity float64) (*Network, error) {
+	t := &c.Topology
+	switch {
+	case t.FailCount != 0 && t.FailFraction != 0:
+		return nil, fmt.Errorf("topology.fail_count: %d is not allowed with topology.fail_fraction %v: give one or the other", t.FailCount, t.FailFraction)
+	case t.FailCount < 0:
+		return nil, fmt.Errorf("topology.fail_count: %d is not allowed: must be at least 0", t.FailCount)
+	case !(t.FailFraction >= 0 && t.FailFraction <= 1):
+		return nil, fmt.Errorf("topology.fail_fraction: %v is not allowed: must be in [0, 1]", t.FailFraction)
+	case c.Routing.Name != "" && !slices.Contains(genericRoutings, c.Routing.Name):
+		return nil, fmt.Errorf("routing.name: %q is not allowed with failed cables: must be one of %s (they route around failures)", c.Routing.Name, strings.Join(genericRoutings, ", "))
+	}
+	intact, err := c.build(capacity)
 	if err != nil {
 		return nil, err
 	}
+	var f *graph.Failed
+	if t.FailCount != 0 {
+		f, err = graph.FailCables(intact.Graph, t.FailCount, c.Seed)
+	} else {
+		f, err = graph.FailFraction(intact.Graph, t.FailFraction, c.Seed)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("topology: %w", err)
+	}
+	n, err := routeGeneric(f.Graph, c.Routing)
+	if err != nil {
+		return nil, err
+	}
+	n.FailedCables = f.FailedCables
 	return n, nil
 }
 
@@ -196,11 +255,11 @@ func (c *Config) build(capacity float64) (*Network, error) {
 		}
 		return fmt.Errorf("routing.name: %q is not allowed on a %s: must be one of %s", r.Name, t.Kind, strings.Join(allowed, ", "))
 	}
-	generic := func(g *graph.Graph) (*Network, error) {
-		if err := want("ecmp", "bfs"); err != nil {
+	anyGraph := func(g *graph.Graph) (*Network, error) {
+		if err := want(genericRoutings...); err != nil {
 			return nil, err
 		}
-		return ecmp(g, r)
+		return routeGeneric(g, r)
 	}
 	switch t.Kind {
 	case KindTree:
@@ -208,31 +267,31 @@ func (c *Config) build(capacity float64) (*Network, error) {
 		if err != nil {
 			return nil, fmt.Errorf("topology: %w", err)
 		}
-		if err := want("dmodk", "ecmp", "bfs"); err != nil {
+		if err := want(generic("dmodk")...); err != nil {
 			return nil, err
 		}
 		if r.Name == "" || r.Name == "dmodk" {
-			return &Network{tr.Graph, route.NewDModK(tr)}, nil
+			return &Network{Graph: tr.Graph, Router: route.NewDModK(tr)}, nil
 		}
-		return ecmp(tr.Graph, r)
+		return routeGeneric(tr.Graph, r)
 	case KindTorus:
 		to, err := graph.NewTorus(t.Dims, t.ServersPerSwitch, capacity)
 		if err != nil {
 			return nil, fmt.Errorf("topology: %w", err)
 		}
-		if err := want("dor", "ecmp", "bfs"); err != nil {
+		if err := want(generic("dor")...); err != nil {
 			return nil, err
 		}
 		if r.Name == "" || r.Name == "dor" {
-			return &Network{to.Graph, route.NewDOR(to)}, nil
+			return &Network{Graph: to.Graph, Router: route.NewDOR(to)}, nil
 		}
-		return ecmp(to.Graph, r)
+		return routeGeneric(to.Graph, r)
 	case KindMesh:
 		g, err := topology.Mesh(t.Dims, t.ServersPerSwitch, capacity)
 		if err != nil {
 			return nil, fmt.Errorf("topology: %w", err)
 		}
-		return generic(g)
+		return anyGraph(g)
 	case KindXGFT, KindThinTree:
 		var x *topology.XGFT
 		var err error
@@ -244,24 +303,24 @@ func (c *Config) build(capacity float64) (*Network, error) {
 		if err != nil {
 			return nil, fmt.Errorf("topology: %w", err)
 		}
-		if err := want("dmodk", "ecmp", "bfs"); err != nil {
+		if err := want(generic("dmodk")...); err != nil {
 			return nil, err
 		}
 		if r.Name == "" || r.Name == "dmodk" {
-			return &Network{x.Graph, x.DModK()}, nil
+			return &Network{Graph: x.Graph, Router: x.DModK()}, nil
 		}
-		return ecmp(x.Graph, r)
+		return routeGeneric(x.Graph, r)
 	case KindDragonfly:
 		d, err := topology.NewDragonfly(t.A, t.H, t.P, t.Arrangement, capacity)
 		if err != nil {
 			return nil, fmt.Errorf("topology: %w", err)
 		}
-		if err := want("minimal", "valiant", "ecmp", "bfs"); err != nil {
+		if err := want(generic("minimal", "valiant")...); err != nil {
 			return nil, err
 		}
 		switch r.Name {
 		case "", "minimal":
-			return &Network{d.Graph, d.MinimalRouter()}, nil
+			return &Network{Graph: d.Graph, Router: d.MinimalRouter()}, nil
 		case "valiant":
 			paths := r.Paths
 			if paths == 0 {
@@ -271,15 +330,15 @@ func (c *Config) build(capacity float64) (*Network, error) {
 			if err != nil {
 				return nil, fmt.Errorf("routing.paths: %w", err)
 			}
-			return &Network{d.Graph, v}, nil
+			return &Network{Graph: d.Graph, Router: v}, nil
 		}
-		return ecmp(d.Graph, r)
+		return routeGeneric(d.Graph, r)
 	case KindJellyfish:
 		j, err := topology.NewJellyfish(t.Switches, t.Ports, t.SwitchPorts, c.Seed, capacity)
 		if err != nil {
 			return nil, fmt.Errorf("topology: %w", err)
 		}
-		return generic(j.Graph)
+		return anyGraph(j.Graph)
 	case KindFile:
 		if t.File == "" {
 			return nil, errors.New("topology.file: \"\" is not allowed: must name a graph file (docs/flow.md)")
@@ -293,14 +352,53 @@ func (c *Config) build(capacity float64) (*Network, error) {
 		if err != nil {
 			return nil, fmt.Errorf("topology.file: %w", err)
 		}
-		return generic(g)
+		return anyGraph(g)
+	case KindBCube, KindDCell, KindFiConn, KindDPillar, KindHCN, KindBCN:
+		g, err := serverCentric(t, capacity)
+		if err != nil {
+			return nil, fmt.Errorf("topology: %w", err)
+		}
+		return anyGraph(g)
 	case "":
 		return nil, fmt.Errorf("topology: neither preset nor kind given: kind must be one of %s, or preset one of %s", strings.Join(Kinds(), ", "), strings.Join(Presets(), ", "))
 	}
 	return nil, fmt.Errorf("topology.kind: %q is not allowed: must be one of %s", t.Kind, strings.Join(Kinds(), ", "))
 }
 
-func ecmp(g *graph.Graph, r Routing) (*Network, error) {
+// genericRoutings route any graph.
+var genericRoutings = []string{"allpath", "bfs", "ecmp", "ksp"}
+
+// generic lists genericRoutings and extra.
+func generic(extra ...string) []string { return slices.Concat(genericRoutings, extra) }
+
+// routeGeneric builds one of genericRoutings over g.
+func routeGeneric(g *graph.Graph, r Routing) (*Network, error) {
+	switch r.Name {
+	case "ksp":
+		k := r.Paths
+		if k == 0 {
+			k = 4
+		}
+		cache, err := route.NewPathCache(route.DefaultCacheBytes)
+		if err != nil {
+			return nil, err
+		}
+		kr, err := route.NewKSP(g, k, cache)
+		if err != nil {
+			return nil, fmt.Errorf("routing.paths: %w", err)
+		}
+		return &Network{Graph: g, Router: kr}, nil
+	case "allpath":
+		cache, err := route.NewPathCache(route.DefaultCacheBytes)
+		if err != nil {
+			return nil, err
+		}
+		ar, err := route.NewAllPath(g, r.D, r.Paths, cache)
+		if err != nil {
+			return nil, fmt.Errorf("routing: %w", err)
+		}
+		return &Network{Graph: g, Router: ar}, nil
+	}
 	paths := r.Paths
 	if r.Name == "" || r.Name == "bfs" {
 		if r.Paths > 1 {
@@ -312,5 +410,45 @@ func ecmp(g *graph.Graph, r Routing) (*Network, error) {
 	if err != nil {
 		return nil, fmt.Errorf("routing.paths: %w", err)
 	}
-	return &Network{g, e}, nil
+	return &Network{Graph: g, Router: e}, nil
+}
+
+// serverCentric builds a network whose servers forward.
+func serverCentric(t *Topology, c float64) (*graph.Graph, error) {
+	switch t.Kind {
+	case KindBCube:
+		b, err := topology.NewBCube(t.N, t.K, c)
+		if err != nil {
+			return nil, err
+		}
+		return b.Graph, nil
+	case KindDCell, KindFiConn:
+		rule := topology.DCellRule
+		if t.Kind == KindFiConn {
+			rule = topology.FiConnRule
+		}
+		d, err := topology.NewGDCFiConn(t.N, t.K, rule, c)
+		if err != nil {
+			return nil, err
+		}
+		return d.Graph, nil
+	case KindDPillar:
+		d, err := topology.NewDPillar(t.N, t.K, c)
+		if err != nil {
+			return nil, err
+		}
+		return d.Graph, nil
+	case KindHCN:
+		h, err := topology.NewHCN(t.N, t.H, c)
+		if err != nil {
+			return nil, err
+		}
+		return h.Graph, nil
+	default:
+		b, err := topology.NewBCN(t.Alpha, t.Beta, t.H, t.Gamma, c)
+		if err != nil {
+			return nil, err
+		}
+		return b.Graph, nil
+	}
 }
