@@ -184,3 +184,73 @@ func TestRefused(t *testing.T) {
 		t.Errorf("mapping: %v", err)
 	}
 }
+
+func TestReadStream(t *testing.T) {
+	jobs, err := ReadStream(strings.NewReader("# a stream\n0 2 10\n1.5 4 5 8  # with an estimate\n\n"), "s.jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || jobs[1] != (Job{Arrival: 1.5, Size: 4, Runtime: 5, Estimate: 8}) {
+		t.Fatalf("%+v", jobs)
+	}
+	for _, c := range []struct{ src, want string }{
+		{"0 2\n", "s.jobs:1: 2 fields"},
+		{"0 0 1\n", `s.jobs:1: size "0" is not allowed`},
+		{"x 1 1\n", `s.jobs:1: arrival "x" is not allowed`},
+		{"\n1 1 -3\n", `s.jobs:2: runtime "-3" is not allowed`},
+		{"1 1 1 Inf\n", `estimate "Inf" is not allowed`},
+		{strings.Repeat("1", MaxStreamLine+1), "lines are limited"},
+	} {
+		if _, err := ReadStream(strings.NewReader(c.src), "s.jobs"); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.src, err, c.want)
+		}
+	}
+}
+
+func FuzzReadStream(f *testing.F) {
+	f.Add("0 2 10\n1 4 5 8\n")
+	f.Add("# x\n1e3 1 0\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		jobs, err := ReadStream(strings.NewReader(src), "fuzz")
+		if err != nil {
+			return
+		}
+		for _, j := range jobs {
+			if j.Size < 1 || !(j.Arrival >= 0) || !(j.Runtime >= 0) || !(j.Estimate >= 0) {
+				t.Fatalf("%+v from %q", j, src)
+			}
+		}
+	})
+}
+
+// TestGenerate: the mean gap between arrivals and the mean runtime come
+// out near 1/rate and the mean (10,000 jobs: within 5%); sizes are powers
+// of two in range; estimates are the runtime times the overestimate; the
+// same seed gives the same stream.
+func TestGenerate(t *testing.T) {
+	g := Generator{Jobs: 10000, Rate: 0.5, MinSize: 2, MaxSize: 64, MeanRuntime: 100, Overestimate: 2, Seed: 4}
+	jobs, err := g.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := 0.0
+	for _, j := range jobs {
+		rt += j.Runtime
+		if j.Size < 2 || j.Size > 64 || j.Size&(j.Size-1) != 0 || j.Estimate != 2*j.Runtime {
+			t.Fatalf("%+v", j)
+		}
+	}
+	if gap := jobs[len(jobs)-1].Arrival / float64(len(jobs)); math.Abs(gap-2) > 0.1 {
+		t.Errorf("mean gap %v, want about 2", gap)
+	}
+	if mean := rt / float64(len(jobs)); math.Abs(mean-100) > 5 {
+		t.Errorf("mean runtime %v, want about 100", mean)
+	}
+	again, _ := g.Generate()
+	if !slices.Equal(jobs, again) {
+		t.Error("the same seed gives another stream")
+	}
+	if _, err := (Generator{Jobs: 1, Rate: 1, MinSize: 4, MaxSize: 2, MeanRuntime: 1, Overestimate: 1}).Generate(); err == nil || !strings.Contains(err.Error(), "generator sizes: [4, 2]") {
+		t.Errorf("bad sizes: %v", err)
+	}
+}

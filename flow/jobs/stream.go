@@ -1,0 +1,121 @@
+package jobs
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+)
+
+// The job stream file: one job a line, '#' starts a comment:
+//
+//	ARRIVAL SIZE RUNTIME [ESTIMATE]
+//
+// ARRIVAL, RUNTIME and ESTIMATE are times (non-negative, finite); SIZE is
+// a number of servers (at least 1). Arrivals need not be sorted.
+
+// MaxStreamLine is the longest line ReadStream accepts.
+const MaxStreamLine = 1024
+
+// ReadStream reads a job stream; name prefixes the errors, which give the
+// line.
+func ReadStream(r io.Reader, name string) ([]Job, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 256), MaxStreamLine)
+	var jobs []Job
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		f := strings.Fields(text)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 3 && len(f) != 4 {
+			return nil, fmt.Errorf("%s:%d: %d fields: a job is ARRIVAL SIZE RUNTIME [ESTIMATE]", name, line, len(f))
+		}
+		var j Job
+		times := []struct {
+			field string
+			to    *float64
+			text  string
+		}{{"arrival", &j.Arrival, f[0]}, {"runtime", &j.Runtime, f[2]}}
+		if len(f) == 4 {
+			times = append(times, struct {
+				field string
+				to    *float64
+				text  string
+			}{"estimate", &j.Estimate, f[3]})
+		}
+		for _, x := range times {
+			v, err := strconv.ParseFloat(x.text, 64)
+			if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s:%d: %s %q is not allowed: must be a number at least 0 and finite", name, line, x.field, x.text)
+			}
+			*x.to = v
+		}
+		size, err := strconv.Atoi(f[1])
+		if err != nil || size < 1 {
+			return nil, fmt.Errorf("%s:%d: size %q is not allowed: must be an integer at least 1", name, line, f[1])
+		}
+		j.Size = size
+		jobs = append(jobs, j)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w (lines are limited to %d bytes)", name, line+1, err, MaxStreamLine)
+	}
+	return jobs, nil
+}
+
+// Generator draws a job stream: Poisson arrivals at Rate jobs per time
+// unit, sizes uniform among the powers of two from MinSize to MaxSize,
+// runtimes exponential of mean MeanRuntime, and user estimates Overestimate
+// times the runtime (at least 1: users ask for more than they use).
+type Generator struct {
+	Jobs             int
+	Rate             float64
+	MinSize, MaxSize int
+	MeanRuntime      float64
+	Overestimate     float64
+	Seed             uint64
+}
+
+// Generate draws the stream.
+func (g Generator) Generate() ([]Job, error) {
+	switch {
+	case g.Jobs < 0:
+		return nil, fmt.Errorf("generator jobs: %d is not allowed: must be at least 0", g.Jobs)
+	case !(g.Rate > 0) || math.IsInf(g.Rate, 0):
+		return nil, fmt.Errorf("generator rate: %v is not allowed: must be positive and finite", g.Rate)
+	case g.MinSize < 1 || g.MaxSize < g.MinSize:
+		return nil, fmt.Errorf("generator sizes: [%d, %d] is not allowed: must have 1 <= min <= max", g.MinSize, g.MaxSize)
+	case !(g.MeanRuntime > 0) || math.IsInf(g.MeanRuntime, 0):
+		return nil, fmt.Errorf("generator mean runtime: %v is not allowed: must be positive and finite", g.MeanRuntime)
+	case !(g.Overestimate >= 1) || math.IsInf(g.Overestimate, 0):
+		return nil, fmt.Errorf("generator overestimate: %v is not allowed: must be at least 1 and finite", g.Overestimate)
+	}
+	var sizes []int
+	for s := 1; s <= g.MaxSize; s *= 2 {
+		if s >= g.MinSize {
+			sizes = append(sizes, s)
+		}
+	}
+	if len(sizes) == 0 {
+		sizes = []int{g.MinSize}
+	}
+	rng := rand.New(rand.NewPCG(g.Seed, 0x73747265616d))
+	jobs := make([]Job, g.Jobs)
+	t := 0.0
+	for i := range jobs {
+		t += rng.ExpFloat64() / g.Rate
+		rt := rng.ExpFloat64() * g.MeanRuntime
+		jobs[i] = Job{Arrival: t, Size: sizes[rng.IntN(len(sizes))], Runtime: rt, Estimate: rt * g.Overestimate}
+	}
+	return jobs, nil
+}
