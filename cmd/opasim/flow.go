@@ -69,6 +69,9 @@ type flowFlags struct {
 	probability, mean, flowSize, phaseDelay     float64
 	capacity, failFraction                      float64
 	failCount, allpathD                         int
+	app                                         string
+	tasks, iterations                           int
+	compute                                     float64
 	seed                                        uint64
 	progress                                    bool
 }
@@ -105,6 +108,10 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.Float64Var(&f.flowSize, "flow-size", 0, "every flow's size, in capacity × time units (default 1)")
 		fl.IntVar(&f.phaseFlows, "phase-flows", 0, "flows a causality phase: a phase starts when the previous one completed (0: one phase)")
 		fl.Float64Var(&f.phaseDelay, "phase-delay", 0, "time between a phase's completion and the next phase's start")
+		fl.StringVar(&f.app, "app", "", "run an application instead of the pattern ("+strings.Join(workload.AppKinds(), ", ")+"); --flow-size is its flows' size")
+		fl.IntVar(&f.tasks, "tasks", 0, "--app: tasks, on servers 0..tasks-1 (default: every server)")
+		fl.IntVar(&f.iterations, "iterations", 0, "--app: time steps, sweeps, rounds (default 1)")
+		fl.Float64Var(&f.compute, "compute", 0, "--app: compute time before each causal flow")
 	}
 	fl.BoolVar(&f.progress, "progress", true, "show a progress bar on a terminal")
 	return cmd
@@ -166,6 +173,18 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	}
 	if set("seed") {
 		cfg.Seed = f.seed
+	}
+	if set("app") {
+		cfg.App.Kind = f.app
+	}
+	if set("tasks") {
+		cfg.App.Tasks = f.tasks
+	}
+	if set("iterations") {
+		cfg.App.Iterations = f.iterations
+	}
+	if set("compute") {
+		cfg.App.Compute = f.compute
 	}
 	if cfg.Workers == 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
@@ -317,7 +336,26 @@ func runDynamic(net *spec.Network, pat static.Pattern, cfg spec.Config, res *flo
 	if phase == 0 {
 		phase = math.MaxInt32
 	}
-	flows, barriers, err := workload.Phased(pat, phase, d.FlowSize, d.PhaseDelay)
+	var flows []dynamic.Flow
+	var barriers []int
+	var err error
+	if a := cfg.App; a.Kind != "" {
+		if a.Tasks == 0 {
+			a.Tasks = net.Graph.NumServers()
+		}
+		if a.Tasks > net.Graph.NumServers() {
+			return badInput(fmt.Errorf("app.tasks: %d is not allowed: must be at most the network's %d servers", a.Tasks, net.Graph.NumServers()))
+		}
+		if a.Size == 0 {
+			a.Size = d.FlowSize
+		}
+		if a.Seed == 0 {
+			a.Seed = cfg.Seed
+		}
+		flows, err = a.Flows()
+	} else {
+		flows, barriers, err = workload.Phased(pat, phase, d.FlowSize, d.PhaseDelay)
+	}
 	if err != nil {
 		return badInput(err)
 	}

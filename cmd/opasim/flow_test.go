@@ -130,3 +130,15 @@ func TestFlowFailures(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stdout)
 	}
 }
+
+// TestFlowApp: n-body on the 8-ary 2-tree, 64 tasks: each shift sends
+// t → t+1, one flow a server and none sharing a link under d-mod-k, so 63
+// shifts of 1,000 with 62 computations of 10 between: 63,620.
+func TestFlowApp(t *testing.T) {
+	stdout, stderr, code := opasim(t, "flow", "dynamic", "--preset", "tree-8ary-2", "--app", "nbody", "--flow-size", "1000", "--compute", "10")
+	if code != 0 || !strings.Contains(stdout, "4032 flows in 1 phases, 0 unfinished; makespan 63620,") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	expectRefused(t, "too many tasks", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--app", "nbody", "--tasks", "65"}, []string{"app.tasks: 65 is not allowed: must be at most the network's 64 servers"})
+	expectRefused(t, "unknown app", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--app", "lattice"}, []string{`application kind: "lattice" is not allowed`})
+}

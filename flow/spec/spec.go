@@ -26,6 +26,9 @@ type Config struct {
 	Seed     uint64        `yaml:"seed" json:"seed"`
 	Workers  int           `yaml:"workers" json:"workers"` // static: goroutines routing flows (0: GOMAXPROCS)
 	Dynamic  Dynamic       `yaml:"dynamic" json:"dynamic"`
+	// App, if its kind is set, is what the dynamic engine runs instead of
+	// the pattern: an application's causal flows, task i on server i.
+	App workload.App `yaml:"app" json:"app,omitempty"`
 }
 
 // Topology kinds.
