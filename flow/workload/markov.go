@@ -1,0 +1,218 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/opasim/opasim/flow/dynamic"
+	"github.com/opasim/opasim/flow/static"
+)
+
+// The Markov-chain application model (seed 001 section 3.3.3): an
+// application moves through phases drawn from a transition matrix,
+// starting at Init and ending at End.
+const (
+	PhaseInit  = iota // start: no traffic
+	PhaseComp         // computation: an exponential time, no traffic
+	PhaseComm         // communication: the Comm pattern among the tasks
+	PhaseRead         // every task reads ReadSize from its storage server
+	PhaseWrite        // every task writes WriteSize to its storage server
+	PhaseEnd          // the end (absorbing)
+	NumPhases
+)
+
+// PhaseNames are the phases' names, by number.
+var PhaseNames = [NumPhases]string{"init", "comp", "comm", "read", "write", "end"}
+
+// Markov is one application of the model.
+type Markov struct {
+	Tasks int // on servers 0..Tasks-1
+	// Matrix[a][b] is the probability of going from phase a to phase b:
+	// every row sums to 1 and End goes only to End. (Seed 001 also asks
+	// the columns to sum to 1; no chain that reaches an absorbing End can
+	// have End's column sum to 1, so that condition is not applied.)
+	Matrix [NumPhases][NumPhases]float64
+	// CompMean is the mean of the exponential computation time.
+	CompMean float64
+	// Comm is the pattern of a Comm phase among the tasks, of flows of
+	// CommSize.
+	Comm     Spec
+	CommSize float64
+	// Storage are the servers storage flows go to and come from (task i
+	// uses Storage[i mod len]); ReadSize and WriteSize the flows' sizes.
+	Storage             []int32
+	ReadSize, WriteSize float64
+	// MaxPhases bounds the phases drawn (End is forced after them; 0:
+	// 1,000).
+	MaxPhases int
+	Seed      uint64
+}
+
+// Check validates the model (rows summing to 1 within 1e-9, End
+// absorbing, End reachable from Init, sizes and times).
+func (m *Markov) Check(servers int) error {
+	var errs []string
+	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	if m.Tasks < 2 || m.Tasks > servers {
+		add("markov tasks: %d is not allowed: must be in [2, %d] (the servers)", m.Tasks, servers)
+	}
+	for a := range NumPhases {
+		sum := 0.0
+		for b := range NumPhases {
+			p := m.Matrix[a][b]
+			if !(p >= 0 && p <= 1) {
+				add("markov matrix[%s][%s]: %v is not allowed: must be in [0, 1]", PhaseNames[a], PhaseNames[b], p)
+			}
+			sum += p
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			add("markov matrix row %s: sums to %v, must sum to 1", PhaseNames[a], sum)
+		}
+	}
+	if m.Matrix[PhaseEnd][PhaseEnd] != 1 {
+		add("markov matrix[end][end]: %v is not allowed: end is absorbing (1)", m.Matrix[PhaseEnd][PhaseEnd])
+	}
+	if !m.reachesEnd() {
+		add("markov matrix: end cannot be reached from init")
+	}
+	for _, x := range []struct {
+		name string
+		v    float64
+	}{{"comp_mean", m.CompMean}, {"comm_size", m.CommSize}, {"read_size", m.ReadSize}, {"write_size", m.WriteSize}} {
+		if !(x.v >= 0) || math.IsInf(x.v, 0) {
+			add("markov %s: %v is not allowed: must be at least 0 and finite", x.name, x.v)
+		}
+	}
+	needsStorage := false
+	for a := range NumPhases {
+		needsStorage = needsStorage || m.Matrix[a][PhaseRead] > 0 || m.Matrix[a][PhaseWrite] > 0
+	}
+	if needsStorage && len(m.Storage) == 0 {
+		add("markov storage: [] is not allowed when read or write phases can occur: must name storage servers")
+	}
+	for i, s := range m.Storage {
+		if s < 0 || int(s) >= servers {
+			add("markov storage[%d]: %d is not allowed: must be a server in [0, %d)", i, s, servers)
+		}
+	}
+	if m.MaxPhases < 0 {
+		add("markov max_phases: %d is not allowed: must be at least 0 (0: 1000)", m.MaxPhases)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func (m *Markov) reachesEnd() bool {
+	seen := [NumPhases]bool{PhaseInit: true}
+	stack := []int{PhaseInit}
+	for len(stack) > 0 {
+		a := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for b := range NumPhases {
+			if m.Matrix[a][b] > 0 && !seen[b] {
+				seen[b] = true
+				stack = append(stack, b)
+			}
+		}
+	}
+	return seen[PhaseEnd]
+}
+
+// Walk draws the phases from Init to End (both included).
+func (m *Markov) Walk() []int {
+	rng := rand.New(rand.NewPCG(m.Seed, 0x6d61726b))
+	limit := m.MaxPhases
+	if limit == 0 {
+		limit = 1000
+	}
+	walk := []int{PhaseInit}
+	a := PhaseInit
+	for a != PhaseEnd {
+		if len(walk) > limit {
+			a = PhaseEnd
+		} else {
+			x, b := rng.Float64(), 0
+			for ; b < NumPhases-1; b++ {
+				if x < m.Matrix[a][b] {
+					break
+				}
+				x -= m.Matrix[a][b]
+			}
+			for m.Matrix[a][b] == 0 { // rounding left x past the last non-zero entry
+				b--
+			}
+			a = b
+		}
+		walk = append(walk, a)
+	}
+	return walk
+}
+
+// Flows draws the walk and turns it into causal flows for the dynamic
+// engine: each phase starts when the previous one has ended (a barrier
+// flow of size 0 on task 0 marks each end); Comp is a barrier delayed by
+// an exponential time; Comm the pattern's flows; Read and Write one flow
+// per task from or to its storage server. It returns the flows and the
+// walk.
+func (m *Markov) Flows(servers int) ([]dynamic.Flow, []int, error) {
+	if err := m.Check(servers); err != nil {
+		return nil, nil, err
+	}
+	var comm static.Pattern
+	var err error
+	if m.Comm.Name != "" {
+		if comm, err = Build(m.Comm, m.Tasks, m.Seed); err != nil {
+			return nil, nil, fmt.Errorf("markov comm: %w", err)
+		}
+	}
+	walk := m.Walk()
+	rng := rand.New(rand.NewPCG(m.Seed, 0x636f6d70))
+	var flows []dynamic.Flow
+	barrier := -1
+	deps := func() []int {
+		if barrier < 0 {
+			return nil
+		}
+		return []int{barrier}
+	}
+	for _, ph := range walk {
+		start := len(flows)
+		delay := 0.0
+		switch ph {
+		case PhaseComp:
+			delay = rng.ExpFloat64() * m.CompMean
+		case PhaseComm:
+			if comm == nil {
+				return nil, nil, fmt.Errorf("markov comm: a comm phase needs a pattern")
+			}
+			comm.Flows(0, int32(m.Tasks), func(src, dst int32) {
+				flows = append(flows, dynamic.Flow{Src: src, Dst: dst, Size: m.CommSize, Deps: deps()})
+			})
+		case PhaseRead, PhaseWrite:
+			for t := 0; t < m.Tasks; t++ {
+				st := m.Storage[t%len(m.Storage)]
+				f := dynamic.Flow{Src: st, Dst: int32(t), Size: m.ReadSize, Deps: deps()}
+				if ph == PhaseWrite {
+					f = dynamic.Flow{Src: int32(t), Dst: st, Size: m.WriteSize, Deps: deps()}
+				}
+				flows = append(flows, f)
+			}
+		}
+		// The phase's end: after its flows, or after the previous end plus
+		// the computation.
+		end := dynamic.Flow{Deps: make([]int, 0, len(flows)-start+1), Delay: delay}
+		for i := start; i < len(flows); i++ {
+			end.Deps = append(end.Deps, i)
+		}
+		if len(end.Deps) == 0 && barrier >= 0 {
+			end.Deps = append(end.Deps, barrier)
+		}
+		flows = append(flows, end)
+		barrier = len(flows) - 1
+	}
+	return flows, walk, nil
+}
