@@ -109,6 +109,7 @@ type Engine struct {
 	w       Workload
 	now     float64
 	ran     bool
+	stop    bool
 	err     error
 
 	slots    []slot
@@ -222,7 +223,13 @@ func (e *Engine) WakeAt(t float64) error {
 	return nil
 }
 
-// Run runs the workload until no flow is left and no wake-up is pending.
+// Stop ends the run once the current batch of events is processed:
+// flows still active then are left as they are (not reported), and
+// pending wake-ups are dropped.
+func (e *Engine) Stop() { e.stop = true }
+
+// Run runs the workload until no flow is left and no wake-up is pending,
+// or until the workload calls Stop.
 func (e *Engine) Run(w Workload) (Stats, error) {
 	if e.ran {
 		return e.stats, errors.New("dynamic engine: Run is not allowed twice")
@@ -230,14 +237,14 @@ func (e *Engine) Run(w Workload) (Stats, error) {
 	e.ran, e.w = true, w
 	e.call(w.Init(e))
 	e.drain()
-	for e.err == nil {
+	for e.err == nil && !e.stop {
 		t, ok := e.next()
 		if !ok {
 			break
 		}
 		e.batch(t)
 	}
-	if e.err == nil && e.active > 0 {
+	if e.err == nil && !e.stop && e.active > 0 {
 		e.err = fmt.Errorf("dynamic engine: %d flows neither completed nor reported", e.active)
 	}
 	return e.stats, e.err
