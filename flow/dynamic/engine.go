@@ -90,11 +90,10 @@ type edge struct{ to, next int32 }
 
 // sub is one running path of a flow: a max-min solver flow, and a member
 // of the bucket of paths predicted to complete at one time (a doubly
-// linked list).
+// linked list). 32 bytes; its rate is the solver's.
 type sub struct {
 	remaining  float64 // size left at time last
 	last       float64
-	rate       float64
 	owner      int32 // slot
 	bucket     int32 // -1: none (rate 0, or completing)
 	next, prev int32
@@ -368,7 +367,7 @@ func (e *Engine) onPath(links []int32, share float64) {
 
 func (e *Engine) finishSub(id maxmin.FlowID) {
 	s := &e.subs[id]
-	s.remaining, s.rate = 0, 0
+	s.remaining = 0
 	if err := e.solver.RemoveFlow(id); err != nil {
 		e.call(err)
 		return
@@ -440,23 +439,25 @@ func (e *Engine) drain() {
 }
 
 // solve re-solves the rates the batch's changes touched and reschedules
-// every path whose rate was recomputed: its remaining size is brought up
-// to now at its old rate, and it joins the bucket of its new predicted
+// every path whose rate changed: its remaining size is brought up to now
+// at its old rate, and it joins the bucket of its new predicted
 // completion (paths rescheduled one after another with equal completion
-// times share a bucket).
+// times share a bucket). A path whose rate did not change keeps its
+// predicted completion.
 func (e *Engine) solve() {
 	changed := e.solver.Solve()
-	e.stats.Resolved += int64(len(changed))
+	prev := e.solver.Previous()
+	e.stats.Resolved += int64(e.solver.Recomputed())
 	e.stats.Changed += int64(len(changed))
 	lastB, lastT := int32(-1), 0.0
-	for _, id := range changed {
+	for i, id := range changed {
 		s := &e.subs[id]
-		s.remaining = max(s.remaining-s.rate*(e.now-s.last), 0)
+		s.remaining = max(s.remaining-prev[i]*(e.now-s.last), 0)
 		s.last = e.now
-		s.rate = e.solver.Rate(id)
+		rate := e.solver.Rate(id)
 		e.unlink(int32(id))
-		if s.rate > 0 {
-			t := e.now + s.remaining/s.rate
+		if rate > 0 {
+			t := e.now + s.remaining/rate
 			if lastB < 0 || t != lastT {
 				lastB, lastT = e.newBucket(t), t
 			}

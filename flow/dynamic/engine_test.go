@@ -195,7 +195,8 @@ func TestNeverCompletes(t *testing.T) {
 }
 
 // TestSlotsReused: a closed loop of 10,000 flows, never more than two at
-// a time, keeps two slots and two solver flows.
+// a time, keeps two slots and at most four solver flows (a removed
+// solver flow's id is reused from the next solve on).
 func TestSlotsReused(t *testing.T) {
 	e := newEngine(t, ring(t, 1))
 	n := 0
@@ -215,7 +216,7 @@ func TestSlotsReused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Completed != 10000 || st.MaxActive != 2 || len(e.slots) != 2 || len(e.subs) > 3 || len(e.pend) > 2 {
+	if st.Completed != 10000 || st.MaxActive != 2 || len(e.slots) != 2 || len(e.subs) > 4 || len(e.pend) > 2 {
 		t.Errorf("stats %+v, %d slots, %d subs, %d pending records", st, len(e.slots), len(e.subs), len(e.pend))
 	}
 }
