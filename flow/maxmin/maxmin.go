@@ -9,46 +9,53 @@
 // first, and its unfixed flows are fixed at that share; a flow with a
 // rate cap is fixed at its cap when the level reaches it. Links' shares
 // and flows' caps sit in an indexed binary heap (flow/internal/iheap):
-// fixing a flow only raises the shares of the other links it crosses
-// (their remaining capacity loses the fixed rate, their count loses one,
-// and the fixed rate was at most their share), and after each step every
-// link whose share changed is moved in place. A share is never set below
-// the current level (rounding could otherwise put it an ulp under), so
-// the levels at which flows are fixed never decrease. A solve of flows
-// whose paths hold E links in all, over L links, costs
-// O(E + (L + U) log L), U <= E being the share updates.
+// fixing a flow only raises the shares of the other links it crosses, and
+// after each step every link whose share changed is moved in place. A
+// share is never set below the current level (rounding could put it an
+// ulp under), so levels never decrease. A solve of flows whose paths hold
+// E links in all, over L links, costs O(E + (L + U) log L), U <= E being
+// the share updates.
 //
-// Incremental use (SimGrid's "selective update", sharpened): AddFlow,
-// RemoveFlow and SetCapacity only mark links. Solve re-solves what they
-// can have changed and leaves every other flow's rate as it was:
+// Incremental use. AddFlow, RemoveFlow and SetCapacity only mark links;
+// Solve replays progressive filling over the links whose history changed
+// and leaves every other rate as it was. It keeps, per link, the level at
+// which the link saturated when last solved (sat), and relies on one fact:
+// a link all of whose flows are fixed at the same levels as before up to
+// some level (an inactive link) evolves as before up to that level, and
+// saturates at its old level.
 //
-//   - only the connected components of the flow–link graph that contain a
-//     marked link, since max-min rates of separate components do not
-//     depend on each other;
-//   - within them, only flows at or above a level θ: progressive filling
-//     of the new system fixes exactly the same flows at exactly the same
-//     levels as the old one below θ. θ is the lowest rate a removed flow
-//     had (below its rate, the old filling never reached its links' shares,
-//     and without it those shares are only higher); for an added flow, a
-//     lower bound on its new rate — its cap, and for every link of its
-//     path the capacity over the number of flows crossing it (no link can
-//     saturate below that level) — less a relative 10^-6 for rounding; 0
-//     after a capacity change;
-//   - and of those, only the ones connected to a marked link through
-//     links and flows at or above θ: flows below θ keep their rates, so
-//     the rest of the filling splits into separate systems.
+//   - The marked links are active from the start. A link becomes active
+//     when one of its flows is fixed at a level other than its old rate,
+//     or is still unfixed once the filling passes its old rate (a
+//     deadline event at that rate, after the level's other events).
+//   - An active link's state is computed when it is activated, as a solve
+//     from scratch has it at that level: capacity less the rates of the
+//     flows fixed so far, subtracted in increasing order; its other flows
+//     are marked (their rates may change) and it joins the heap.
+//   - A marked flow is fixed by its active links' saturation, or by its
+//     ghost: the lowest of its cap and the old saturation levels of its
+//     inactive links, where one of them saturates again.
 //
-// The re-solve resumes progressive filling at level θ, each link starting
-// from its capacity less the rates of its flows below θ, subtracted in
-// increasing order — the order in which a solve from scratch, its levels
-// never decreasing, subtracts them. So re-solving gives, bit for bit, the
-// rates a solve from scratch gives (flows fixed at one step all get the
-// same value, so the order in which they leave their links does not
-// change any sum, and the heap breaks ties by (share, id)). Solve reports
-// only the flows whose rate changed.
+// Flows never marked keep their rates, and only marked flows whose rate
+// differs are reported. The filling starts at a level θ below which
+// nothing can change: the lowest rate a removed flow had (below it the
+// old filling never reached its links' shares), and for an added flow a
+// lower bound on its new rate — its cap, and for each link of its path
+// the capacity less the rates below θ over the flows at or above it (no
+// link can saturate below that) — less 10^-6 relative for rounding; 0
+// after a capacity change. A solve touching one flow of a large connected
+// system costs in proportion to the part whose history changes, not to
+// the system (docs/flow.md gives the figures).
+//
+// Exactness: the rates are max-min fair up to rounding. An incremental
+// solve agrees with a solve from scratch (SolveAll) to rounding — the
+// property tests check 10^-12 relative — but not always bit for bit: a
+// tie between two links, equal in exact arithmetic, can come out an ulp
+// apart in one computation and not in the other.
 //
 // Deterministic: no map iteration, no randomness; the same sequence of
-// calls gives the same ids and rates. Not safe for concurrent use.
+// calls gives the same ids and rates, bit for bit. Not safe for
+// concurrent use.
 package maxmin
 
 import (
@@ -70,8 +77,15 @@ var NoCap = math.Inf(1)
 // bound on its rate, for rounding: the computed rate of a flow can fall
 // below its exact value by about n²·2^-53 relatively, n being the flows on
 // a link, so the margin covers links of up to ~90,000 flows. Past that a
-// re-solve may differ from a solve from scratch in the last bits.
+// flow whose rate should lie an ulp below θ is fixed at θ.
 const boundMargin = 1e-6
+
+// Raising an added flow's bound: at most refineRounds rounds, and only
+// when at most refineMax flows were added.
+const (
+	refineRounds = 4
+	refineMax    = 64
+)
 
 // Flow flags.
 const (
@@ -90,10 +104,11 @@ type meta struct {
 
 // Solver holds links, flows and their max-min fair rates.
 //
-// Memory: per flow, 20 bytes (rate, path slot and length, flags), 8 more
-// for every flow once one has a rate cap, and 8 bytes per link of its
-// path (the path, and its entry in the link's user list); per link, 79
-// bytes (capacity, user list header and count, scratch).
+// Memory: per flow, 32 bytes (rate 8, path slot and length and flags 12,
+// its positions in the two heaps 12), 8 more for every flow once one has
+// a rate cap, and 8 bytes per link of its path (the path, and its entry
+// in the link's user list); per link, 87 bytes (capacity, saturation
+// level, user list header and count, scratch, heap position).
 type Solver struct {
 	capacity []float64
 	users    [][]FlowID // per link, one entry per use; removed flows stay until the next Solve
@@ -101,7 +116,8 @@ type Solver struct {
 	rem      []float64  // remaining capacity during a solve
 	cnt      []int32    // unfixed uses during a solve
 	touched  []bool
-	lmark    []bool
+	lmark    []bool    // active in the solve under way
+	sat      []float64 // the level at which the link saturated when last active (+Inf: it did not)
 
 	rate  []float64
 	meta  []meta
@@ -116,17 +132,15 @@ type Solver struct {
 	dirty      []int32 // touched links
 	changed    []FlowID
 	prev       []float64
-	comp       []FlowID // the flows being re-solved
+	comp       []FlowID // the flows marked in the solve under way
 	compPrev   []float64
-	compL      []int32 // the links they cross, and the touched links
+	compL      []int32 // the links active in the solve under way
 	stack      []int32
 	vals       []float64
-	h          iheap.Heap
+	h          iheap.Heap // link shares, flow ghosts
+	dl         iheap.Heap // flow deadlines
 	level      float64
 	recomputed int
-	// for tests: solves that started above level 0, and links that
-	// started with flows fixed below it
-	partial, below int
 }
 
 // New returns a solver over links with the given capacities (each
@@ -149,7 +163,11 @@ func New(capacities []float64) (*Solver, error) {
 		cnt:      make([]int32, n),
 		touched:  make([]bool, n),
 		lmark:    make([]bool, n),
+		sat:      make([]float64, n),
 		theta:    math.Inf(1),
+	}
+	for l := range s.sat {
+		s.sat[l] = math.Inf(1)
 	}
 	return s, nil
 }
@@ -313,6 +331,7 @@ func (s *Solver) Path(id FlowID) []int32 {
 func (s *Solver) Solve() []FlowID {
 	s.changed, s.prev = s.changed[:0], s.prev[:0]
 	theta := s.theta
+	w := 0
 	for _, id := range s.added {
 		m := &s.meta[id]
 		switch {
@@ -322,17 +341,36 @@ func (s *Solver) Solve() []FlowID {
 			s.changed = append(s.changed, id)
 			s.prev = append(s.prev, 0)
 		default:
-			theta = min(theta, s.bound(id))
+			theta = min(theta, s.bound(id, 0))
+			s.added[w] = id
+			w++
 		}
 	}
+	// Raise theta while it stays a lower bound (few additions only: each
+	// round scans the users of their links).
+	for range refineRounds {
+		if w > refineMax || theta == 0 || theta >= s.theta {
+			break
+		}
+		t := s.theta
+		for _, id := range s.added[:w] {
+			t = min(t, s.bound(id, theta))
+		}
+		if t <= theta {
+			break
+		}
+		theta = t
+	}
 	s.added = s.added[:0]
-	s.collect(theta)
+	s.comp, s.compPrev, s.compL = s.comp[:0], s.compPrev[:0], s.compL[:0]
+	s.h.Clear()
+	s.dl.Clear()
+	s.level = theta
+	s.activateDirty()
 	s.free = append(s.free, s.dead...)
 	s.dead = s.dead[:0]
+	s.replay()
 	s.recomputed = len(s.comp)
-	if len(s.comp) > 0 {
-		s.fill(theta)
-	}
 	for i, id := range s.comp {
 		m := &s.meta[id]
 		if m.flags&fNew != 0 || s.rate[id] != s.compPrev[i] {
@@ -368,111 +406,171 @@ func (s *Solver) SolveAll() []FlowID {
 	return s.Solve()
 }
 
-// bound returns a lower bound on added flow id's rate, less the margin.
-func (s *Solver) bound(id FlowID) float64 {
+// bound returns a lower bound on added flow id's rate in the new system,
+// less the margin, given that flows whose rate is below theta (a valid
+// level bound) keep it: the flow's cap, and for each link of its path,
+// the level at which the link would saturate if its other flows all rose
+// with the level, (capacity − rates below theta) / (uses at or above).
+// With theta = 0 that is capacity / uses.
+func (s *Solver) bound(id FlowID, theta float64) float64 {
 	b := s.Cap(id)
 	m := s.meta[id]
 	for _, l := range s.paths.get(m.n, m.slot) {
-		b = min(b, s.capacity[l]/float64(s.nlive[l]))
+		c, n := s.capacity[l], s.nlive[l]
+		if theta > 0 {
+			for _, u := range s.users[l] {
+				if f := s.meta[u].flags; f&fAlive != 0 && f&fNew == 0 && s.rate[u] < theta {
+					c -= s.rate[u]
+					n--
+				}
+			}
+		}
+		b = min(b, c/float64(n))
 	}
 	return b * (1 - boundMargin)
 }
 
-// collect gathers, from the touched links, the links and flows to
-// re-solve: flows that are new or at or above theta, and the links they
-// cross. It drops removed flows from the user lists it walks (every link
-// of a removed flow was touched).
-func (s *Solver) collect(theta float64) {
-	s.comp, s.compL = s.comp[:0], s.compL[:0]
+// activateDirty activates every touched link at the start level (after
+// dropping removed flows from its user list): all are marked active
+// first, so that the flows they mark take their ghost levels from the
+// links left inactive once.
+func (s *Solver) activateDirty() {
+	k := len(s.compL)
 	for _, l := range s.dirty {
 		s.touched[l] = false
 		if s.lmark[l] {
 			continue
 		}
-		s.lmark[l] = true
-		s.stack = append(s.stack[:0], l)
-		for len(s.stack) > 0 {
-			m := s.stack[len(s.stack)-1]
-			s.stack = s.stack[:len(s.stack)-1]
-			s.compL = append(s.compL, m)
-			u := s.users[m]
-			w := 0
-			for _, id := range u {
-				md := &s.meta[id]
-				if md.flags&fAlive == 0 {
-					continue
-				}
+		u := s.users[l]
+		w := 0
+		for _, id := range u {
+			if s.meta[id].flags&fAlive != 0 {
 				u[w] = id
 				w++
-				if md.flags&fMark != 0 || md.flags&fNew == 0 && s.rate[id] < theta {
-					continue
-				}
-				md.flags |= fMark
-				s.comp = append(s.comp, id)
-				for _, n := range s.paths.get(md.n, md.slot) {
-					if !s.lmark[n] {
-						s.lmark[n] = true
-						s.stack = append(s.stack, n)
-					}
-				}
 			}
-			s.users[m] = u[:w]
 		}
+		s.users[l] = u[:w]
+		s.lmark[l] = true
+		s.compL = append(s.compL, l)
 	}
 	s.dirty = s.dirty[:0]
-	s.stack = s.stack[:0]
+	for _, l := range s.compL[k:] {
+		s.state(l, false)
+	}
 }
 
-// fill runs progressive filling from level theta over the flows in
-// s.comp and the links in s.compL. Heap ids: 2·link+1 for a link's
-// share, 2·flow for a flow's rate cap.
-func (s *Solver) fill(theta float64) {
+// activate makes link l active at the current level: from now on its
+// share is computed, not assumed from the last solve.
+func (s *Solver) activate(l int32) {
+	s.lmark[l] = true
+	s.compL = append(s.compL, l)
+	s.state(l, true)
+}
+
+// state computes active link l's state at the current level, as a solve
+// from scratch has it at that point: capacity less the rates of the flows
+// fixed so far, in increasing order (marked flows fixed in this solve;
+// unmarked ones whose rate is below the level, unchanged), and the
+// number of the others, which it marks (their rates may change) or, if
+// marked already and reghost is set, whose ghost level it updates (l was
+// inactive when it was computed). It queues l's share.
+func (s *Solver) state(l int32, reghost bool) {
+	c, n := s.capacity[l], int32(0)
+	s.vals = s.vals[:0]
+	for _, id := range s.users[l] {
+		f := s.meta[id].flags
+		switch {
+		case f&fMark != 0 && f&fFixed != 0:
+			s.vals = append(s.vals, s.rate[id])
+		case f&fMark != 0:
+			n++
+			if reghost {
+				s.ghost(id)
+			}
+		case f&fNew == 0 && s.rate[id] < s.level:
+			s.vals = append(s.vals, s.rate[id])
+		default:
+			n++
+			s.mark(id)
+		}
+	}
+	if len(s.vals) > 1 {
+		slices.Sort(s.vals)
+	}
+	for _, v := range s.vals {
+		c -= v
+	}
+	s.rem[l], s.cnt[l], s.sat[l] = c, n, math.Inf(1)
+	if n > 0 {
+		s.h.Set(2*l+1, s.share(l))
+	} else {
+		s.h.Remove(2*l + 1)
+	}
+}
+
+// mark makes flow id's rate open to change in this solve: it saves its
+// rate, schedules its ghost, and (if it had a rate) its deadline.
+func (s *Solver) mark(id FlowID) {
+	m := &s.meta[id]
+	m.flags = m.flags&^fFixed | fMark
+	s.comp = append(s.comp, id)
+	s.compPrev = append(s.compPrev, s.rate[id])
+	if m.flags&fNew == 0 {
+		s.dl.Set(int32(id), s.rate[id])
+	}
+	s.ghost(id)
+}
+
+// ghost (re)schedules unfixed flow id's fixing by what is not active:
+// the lowest of its cap and the saturation levels, in the last solve, of
+// its inactive links (an inactive link saturates at the same level
+// again).
+func (s *Solver) ghost(id FlowID) {
+	g := s.Cap(id)
+	m := s.meta[id]
+	for _, l := range s.paths.get(m.n, m.slot) {
+		if !s.lmark[l] {
+			g = min(g, s.sat[l])
+		}
+	}
+	if math.IsInf(g, 1) {
+		s.h.Remove(2 * int32(id))
+	} else {
+		s.h.Set(2*int32(id), max(g, s.level))
+	}
+}
+
+// share returns active link l's fair share as a heap key: never below
+// the level (rounding could put it an ulp under).
+func (s *Solver) share(l int32) float64 {
+	return max(s.rem[l]/float64(s.cnt[l]), s.level)
+}
+
+// replay runs progressive filling over the active links: shares of
+// active links, ghosts and caps of marked flows in the heap by level;
+// deadlines at each marked flow's old rate, taken after the heap's events
+// at that level. A flow still unfixed at its deadline has left its old
+// level: its links are activated. Heap ids: 2·link+1 for a link's share,
+// 2·flow for a flow's ghost.
+func (s *Solver) replay() {
 	h := &s.h
-	h.Clear()
-	if theta > 0 {
-		s.partial++
-	}
-	for _, l := range s.compL {
-		c, n := s.capacity[l], int32(len(s.users[l]))
-		if theta > 0 {
-			n = 0
-			s.vals = s.vals[:0]
-			for _, id := range s.users[l] {
-				if s.meta[id].flags&fMark != 0 {
-					n++
-				} else {
-					s.vals = append(s.vals, s.rate[id])
-				}
-			}
-			if len(s.vals) > 0 {
-				s.below++
-			}
-			slices.Sort(s.vals)
-			for _, v := range s.vals {
-				c -= v
+	for h.Len() > 0 || s.dl.Len() > 0 {
+		if s.dl.Len() > 0 {
+			id, t := s.dl.Min()
+			if h.Len() == 0 || t < minKey(h) {
+				s.dl.Pop()
+				s.level = t
+				s.deviate(FlowID(id))
+				continue
 			}
 		}
-		s.rem[l], s.cnt[l] = c, n
-		if n > 0 {
-			h.Set(2*l+1, max(c/float64(n), theta))
-		}
-	}
-	s.compPrev = s.compPrev[:0]
-	for _, id := range s.comp {
-		s.compPrev = append(s.compPrev, s.rate[id])
-		s.meta[id].flags &^= fFixed
-		if c := s.Cap(id); !math.IsInf(c, 1) {
-			h.Set(2*int32(id), c)
-		}
-	}
-	s.level = theta
-	for h.Len() > 0 {
 		hid, key := h.Pop()
 		s.level = key
 		if hid&1 == 0 {
 			s.fix(FlowID(hid>>1), key)
 		} else {
 			l := hid >> 1
+			s.sat[l] = key
 			for _, id := range s.users[l] {
 				if s.meta[id].flags&fFixed == 0 {
 					s.fix(id, key)
@@ -483,30 +581,56 @@ func (s *Solver) fill(theta float64) {
 	}
 }
 
-// fix sets flow id's rate to x and takes it off its links, noting them
-// for requeue.
-func (s *Solver) fix(id FlowID, x float64) {
-	m := &s.meta[id]
-	m.flags |= fFixed
-	s.rate[id] = x
-	s.h.Remove(2 * int32(id))
+// deviate activates the inactive links of flow id, which has passed its
+// old rate unfixed.
+func (s *Solver) deviate(id FlowID) {
+	m := s.meta[id]
 	for _, l := range s.paths.get(m.n, m.slot) {
-		s.rem[l] -= x
-		s.cnt[l]--
-		if !s.touched[l] {
-			s.touched[l] = true
-			s.stack = append(s.stack, l)
+		if !s.lmark[l] {
+			s.activate(l)
 		}
 	}
 }
 
-// requeue updates the share of every link fix noted — never below the
-// current level — and drops the links left without unfixed flows.
+// fix sets flow id's rate to x and takes it off its active links, noting
+// them for requeue. If x is not its old rate, its inactive links become
+// active.
+func (s *Solver) fix(id FlowID, x float64) {
+	m := &s.meta[id]
+	changed := m.flags&fNew != 0 || s.rate[id] != x
+	m.flags |= fFixed
+	s.rate[id] = x
+	s.h.Remove(2 * int32(id))
+	s.dl.Remove(int32(id))
+	path := s.paths.get(m.n, m.slot)
+	for _, l := range path {
+		if s.lmark[l] {
+			s.rem[l] -= x
+			s.cnt[l]--
+			if !s.touched[l] {
+				s.touched[l] = true
+				s.stack = append(s.stack, l)
+			}
+		}
+	}
+	if changed {
+		// After the loop above: activation counts every use of the
+		// link by this flow, a link listed twice included.
+		for _, l := range path {
+			if !s.lmark[l] {
+				s.activate(l)
+			}
+		}
+	}
+}
+
+// requeue updates the share of every link fix noted, and drops the links
+// left without unfixed flows.
 func (s *Solver) requeue() {
 	for _, l := range s.stack {
 		s.touched[l] = false
 		if s.cnt[l] > 0 {
-			s.h.Set(2*l+1, max(s.rem[l]/float64(s.cnt[l]), s.level))
+			s.h.Set(2*l+1, s.share(l))
 		} else {
 			s.h.Remove(2*l + 1)
 		}
@@ -574,4 +698,9 @@ func (p *pathStore) release(n, slot int32) {
 		q := p.pool(n)
 		q.free = append(q.free, slot)
 	}
+}
+
+func minKey(h *iheap.Heap) float64 {
+	_, k := h.Min()
+	return k
 }
