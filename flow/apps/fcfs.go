@@ -223,7 +223,7 @@ func RunFCFS(r route.Router, cfg FCFSConfig) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := dynamic.New(r)
+	e, err := dynamic.New(r, dynamic.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func RunUniform(r route.Router, cfg UniformConfig) (dynamic.Stats, error) {
 	if err != nil {
 		return dynamic.Stats{}, err
 	}
-	e, err := dynamic.New(r)
+	e, err := dynamic.New(r, dynamic.Options{})
 	if err != nil {
 		return dynamic.Stats{}, err
 	}

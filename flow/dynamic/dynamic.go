@@ -57,6 +57,9 @@ type Flow struct {
 	// RateCap bounds the flow's rate (0: no bound); a flow split over
 	// paths bounds each path's part by its share of the cap.
 	RateCap float64
+	// Class is the flow's traffic class, for the engine's link-sharing
+	// policy (Options.Policy; ignored under NP, the default).
+	Class uint8
 	// Tag is handed back in the flow's Done; the engine does not read it
 	// (Run sets it to the flow's index).
 	Tag int64
@@ -74,9 +77,15 @@ type Result struct {
 	Changed    int64 // flow rates that changed, summed over batches
 }
 
-// Run simulates flows routed by r and returns their start and completion
-// times. It adds every flow to an Engine at time 0 (dependencies first).
+// Run simulates flows routed by r, sharing links max-min fairly, and
+// returns their start and completion times. It adds every flow to an
+// Engine at time 0 (dependencies first).
 func Run(r route.Router, flows []Flow) (*Result, error) {
+	return RunWith(r, flows, Options{})
+}
+
+// RunWith is Run with engine options (a link-sharing policy).
+func RunWith(r route.Router, flows []Flow, opt Options) (*Result, error) {
 	servers := int32(r.Graph().NumServers())
 	if len(flows) > math.MaxInt32 {
 		return nil, fmt.Errorf("dynamic flows: %d is not allowed: must be at most %d", len(flows), math.MaxInt32)
@@ -95,7 +104,7 @@ func Run(r route.Router, flows []Flow) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := New(r)
+	e, err := New(r, opt)
 	if err != nil {
 		return nil, err
 	}

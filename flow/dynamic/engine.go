@@ -83,6 +83,7 @@ type pending struct {
 	delay    float64
 	rateCap  float64
 	waiting  int32 // dependencies not yet complete
+	class    uint8
 }
 
 // edge is one dependency: flow to waits for the list's owner.
@@ -131,19 +132,27 @@ type Engine struct {
 	doomAt  int
 
 	// the flow being routed, for onPath
-	cur     int32
-	curSize float64
-	curCap  float64
-	onPathF route.PathFunc
+	cur      int32
+	curSize  float64
+	curCap   float64
+	curClass uint8
+	onPathF  route.PathFunc
 
 	active int
 	stats  Stats
 }
 
+// Options configures an Engine.
+type Options struct {
+	// Policy says how links share their capacity among traffic classes
+	// (Flow.Class); the zero value is NP, max-min over all flows.
+	Policy maxmin.Policy
+}
+
 // New returns an engine over r's network.
-func New(r route.Router) (*Engine, error) {
+func New(r route.Router, opt Options) (*Engine, error) {
 	g := r.Graph()
-	s, err := maxmin.New(g.Capacities())
+	s, err := maxmin.NewPolicy(g.Capacities(), opt.Policy)
 	if err != nil {
 		return nil, err
 	}
@@ -170,6 +179,9 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 	if err := checkFields(e.servers, "dynamic add", f); err != nil {
 		return 0, err
 	}
+	if err := e.solver.CheckClass(f.Class); err != nil {
+		return 0, fmt.Errorf("dynamic add: %w", err)
+	}
 	ready := max(f.Start, e.now)
 	waiting, never := int32(0), false
 	for k, d := range after {
@@ -189,7 +201,7 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 	}
 	id := e.allocSlot()
 	p := e.allocPend()
-	e.pend[p] = pending{src: f.Src, dst: f.Dst, size: f.Size, delay: f.Delay, rateCap: f.RateCap, waiting: waiting}
+	e.pend[p] = pending{src: f.Src, dst: f.Dst, size: f.Size, delay: f.Delay, rateCap: f.RateCap, waiting: waiting, class: f.Class}
 	s := &e.slots[id]
 	s.tag, s.start, s.after, s.x, s.state = f.Tag, ready, -1, p, stWaiting
 	ref := makeRef(id, s.gen)
@@ -337,7 +349,7 @@ func (e *Engine) start(i int32) {
 		e.complete(i)
 		return
 	}
-	e.cur, e.curSize, e.curCap = i, p.size, p.rateCap
+	e.cur, e.curSize, e.curCap, e.curClass = i, p.size, p.rateCap, p.class
 	err := e.r.Route(p.src, p.dst, e.onPathF)
 	switch {
 	case errors.Is(err, route.ErrNoPath):
@@ -353,7 +365,7 @@ func (e *Engine) onPath(links []int32, share float64) {
 	if e.curCap > 0 {
 		rc = e.curCap * share
 	}
-	id, err := e.solver.AddFlow(links, rc)
+	id, err := e.solver.AddClassFlow(links, rc, e.curClass)
 	if err != nil {
 		e.call(fmt.Errorf("dynamic flow (tag %d): %w", e.slots[e.cur].tag, err))
 		return

@@ -41,7 +41,7 @@ func (w funcs) Wake(e *Engine) error {
 
 func newEngine(t *testing.T, r route.Router) *Engine {
 	t.Helper()
-	e, err := New(r)
+	e, err := New(r, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,6 +100,7 @@ type meta struct {
 	slot  int32 // its path's slot in the path store
 	n     int32 // its path's length
 	flags uint8
+	class uint8
 }
 
 // Solver holds links, flows and their max-min fair rates.
@@ -141,11 +142,28 @@ type Solver struct {
 	dl         iheap.Heap // flow deadlines
 	level      float64
 	recomputed int
+
+	policy Policy
+	incr   bool      // fix adds to the rate (the second phase of BA)
+	spare  []float64 // BA: per link, capacity the class phases left
+	// BA: the share of a link no class has (1 - the sum of the shares;
+	// 0 below 10^-9)
+	unshared float64
 }
 
 // New returns a solver over links with the given capacities (each
-// finite and >= 0; a flow crossing a link of capacity 0 gets rate 0).
+// finite and >= 0; a flow crossing a link of capacity 0 gets rate 0),
+// sharing them max-min fairly among all flows (policy NP).
 func New(capacities []float64) (*Solver, error) {
+	return NewPolicy(capacities, Policy{})
+}
+
+// NewPolicy returns a solver whose links share their capacity among
+// traffic classes as p says.
+func NewPolicy(capacities []float64, p Policy) (*Solver, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
 	n := len(capacities)
 	if n > math.MaxInt32/2 {
 		return nil, fmt.Errorf("maxmin links: %d is not allowed: must be at most %d", n, math.MaxInt32/2)
@@ -165,6 +183,16 @@ func New(capacities []float64) (*Solver, error) {
 		lmark:    make([]bool, n),
 		sat:      make([]float64, n),
 		theta:    math.Inf(1),
+		policy:   Policy{Kind: p.Kind, Shares: append([]float64(nil), p.Shares...)},
+	}
+	if p.Kind == BA {
+		s.unshared = 1
+		for _, x := range p.Shares {
+			s.unshared -= x
+		}
+		if s.unshared < 1e-9 {
+			s.unshared = 0
+		}
 	}
 	for l := range s.sat {
 		s.sat[l] = math.Inf(1)
@@ -194,6 +222,15 @@ func (s *Solver) Capacity(l int32) float64 { return s.capacity[l] }
 // computed by the next Solve. A flow with an empty path must have a cap,
 // which is its rate.
 func (s *Solver) AddFlow(path []int32, rateCap float64) (FlowID, error) {
+	return s.AddClassFlow(path, rateCap, 0)
+}
+
+// AddClassFlow adds a flow of traffic class class (see Policy), as
+// AddFlow does.
+func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowID, error) {
+	if err := s.CheckClass(class); err != nil {
+		return -1, err
+	}
 	if !(rateCap > 0) {
 		return -1, fmt.Errorf("maxmin flow rate cap: %v is not allowed: must be positive (NoCap: none)", rateCap)
 	}
@@ -223,7 +260,7 @@ func (s *Solver) AddFlow(path []int32, rateCap float64) (FlowID, error) {
 			s.caps = append(s.caps, NoCap)
 		}
 	}
-	s.meta[id] = meta{slot: s.paths.put(path), n: int32(len(path)), flags: fAlive | fFixed | fNew}
+	s.meta[id] = meta{slot: s.paths.put(path), n: int32(len(path)), flags: fAlive | fFixed | fNew, class: class}
 	s.rate[id] = 0
 	if !math.IsInf(rateCap, 1) && s.caps == nil {
 		s.caps = make([]float64, len(s.meta))
@@ -365,11 +402,18 @@ func (s *Solver) Solve() []FlowID {
 	s.comp, s.compPrev, s.compL = s.comp[:0], s.compPrev[:0], s.compL[:0]
 	s.h.Clear()
 	s.dl.Clear()
-	s.level = theta
-	s.activateDirty()
-	s.free = append(s.free, s.dead...)
-	s.dead = s.dead[:0]
-	s.replay()
+	if s.policy.Kind == NP {
+		s.level = theta
+		s.activateDirty()
+		s.free = append(s.free, s.dead...)
+		s.dead = s.dead[:0]
+		s.replay()
+	} else {
+		s.collectAll()
+		s.free = append(s.free, s.dead...)
+		s.dead = s.dead[:0]
+		s.solveClasses()
+	}
 	s.recomputed = len(s.comp)
 	for i, id := range s.comp {
 		m := &s.meta[id]
@@ -599,7 +643,11 @@ func (s *Solver) fix(id FlowID, x float64) {
 	m := &s.meta[id]
 	changed := m.flags&fNew != 0 || s.rate[id] != x
 	m.flags |= fFixed
-	s.rate[id] = x
+	if s.incr {
+		s.rate[id] += x
+	} else {
+		s.rate[id] = x
+	}
 	s.h.Remove(2 * int32(id))
 	s.dl.Remove(int32(id))
 	path := s.paths.get(m.n, m.slot)
