@@ -218,12 +218,12 @@ type Report struct {
 }
 
 // RunFCFS runs cfg's applications on r's network.
-func RunFCFS(r route.Router, cfg FCFSConfig) (*Report, error) {
+func RunFCFS(r route.Router, cfg FCFSConfig, opt dynamic.Options) (*Report, error) {
 	w, err := NewFCFS(r.Graph().NumServers(), cfg)
 	if err != nil {
 		return nil, err
 	}
-	e, err := dynamic.New(r, dynamic.Options{})
+	e, err := dynamic.New(r, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opasim/opasim/flow/dynamic"
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/route"
 )
@@ -20,7 +21,7 @@ func treeRouter(t testing.TB, k, n int) *route.DModK {
 
 func runFCFS(t testing.TB, r route.Router, cfg FCFSConfig) *Report {
 	t.Helper()
-	rep, err := RunFCFS(r, cfg)
+	rep, err := RunFCFS(r, cfg, dynamic.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

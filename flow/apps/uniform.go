@@ -103,12 +103,12 @@ func (w *Uniform) next() uint64 {
 }
 
 // RunUniform runs cfg's traffic on r's network.
-func RunUniform(r route.Router, cfg UniformConfig) (dynamic.Stats, error) {
+func RunUniform(r route.Router, cfg UniformConfig, opt dynamic.Options) (dynamic.Stats, error) {
 	w, err := NewUniform(r.Graph().NumServers(), cfg)
 	if err != nil {
 		return dynamic.Stats{}, err
 	}
-	e, err := dynamic.New(r, dynamic.Options{})
+	e, err := dynamic.New(r, opt)
 	if err != nil {
 		return dynamic.Stats{}, err
 	}

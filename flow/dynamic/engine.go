@@ -147,6 +147,9 @@ type Options struct {
 	// Policy says how links share their capacity among traffic classes
 	// (Flow.Class); the zero value is NP, max-min over all flows.
 	Policy maxmin.Policy
+	// ComponentSolve re-solves whole touched components at every batch
+	// (maxmin.Solver.SetComponentSolve), for comparison.
+	ComponentSolve bool
 }
 
 // New returns an engine over r's network.
@@ -156,6 +159,7 @@ func New(r route.Router, opt Options) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.SetComponentSolve(opt.ComponentSolve)
 	e := &Engine{r: r, servers: int32(g.NumServers()), solver: s, freeEdge: -1}
 	e.onPathF = e.onPath
 	return e, nil

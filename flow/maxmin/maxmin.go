@@ -143,9 +143,10 @@ type Solver struct {
 	level      float64
 	recomputed int
 
-	policy Policy
-	incr   bool      // fix adds to the rate (the second phase of BA)
-	spare  []float64 // BA: per link, capacity the class phases left
+	policy     Policy
+	components bool      // NP: re-solve whole touched components instead of replaying
+	incr       bool      // fix adds to the rate (the second phase of BA)
+	spare      []float64 // BA: per link, capacity the class phases left
 	// BA: the share of a link no class has (1 - the sum of the shares;
 	// 0 below 10^-9)
 	unshared float64
@@ -402,7 +403,7 @@ func (s *Solver) Solve() []FlowID {
 	s.comp, s.compPrev, s.compL = s.comp[:0], s.compPrev[:0], s.compL[:0]
 	s.h.Clear()
 	s.dl.Clear()
-	if s.policy.Kind == NP {
+	if s.policy.Kind == NP && !s.components {
 		s.level = theta
 		s.activateDirty()
 		s.free = append(s.free, s.dead...)
@@ -429,6 +430,13 @@ func (s *Solver) Solve() []FlowID {
 	s.theta = math.Inf(1)
 	return s.changed
 }
+
+// SetComponentSolve makes Solve re-solve, under NP, the whole connected
+// components of the flow–link graph that the changes touched (SimGrid's
+// selective update), instead of replaying the filling where it changed —
+// for comparison: the rates agree to rounding, the cost is that of the
+// components. FP and BA always solve whole components.
+func (s *Solver) SetComponentSolve(on bool) { s.components = on }
 
 // Previous returns the rates, before the last Solve, of the flows it
 // returned, in the same order (0 for new flows).

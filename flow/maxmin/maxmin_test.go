@@ -336,6 +336,7 @@ func TestReplayProperty(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.SetComponentSolve(seed%5 == 4) // the component re-solve agrees too
 		var live []FlowID
 		old := map[FlowID]float64{}
 		for step := range 80 {
@@ -408,7 +409,7 @@ func TestReplayProperty(t *testing.T) {
 		}
 	}
 	// Partial re-solves must have been exercised.
-	if partial < seeds*10 {
+	if partial < seeds*8 {
 		t.Errorf("%d solves recomputed some flows but not all: too few", partial)
 	}
 	t.Logf("%d solves recomputed some flows but not all", partial)

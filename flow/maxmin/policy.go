@@ -160,8 +160,19 @@ func (s *Solver) collectAll() {
 	s.stack = s.stack[:0]
 }
 
-// solveClasses solves the collected components under FP or BA.
+// solveClasses solves the collected components under the policy (under
+// NP, all flows as one class).
 func (s *Solver) solveClasses() {
+	if s.policy.Kind == NP {
+		for _, l := range s.compL {
+			s.rem[l], s.cnt[l] = s.capacity[l], int32(len(s.users[l]))
+		}
+		for _, id := range s.comp {
+			s.meta[id].flags &^= fFixed
+		}
+		s.pass(false)
+		return
+	}
 	var present [4]uint64
 	for _, id := range s.comp {
 		c := s.meta[id].class

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/opasim/opasim/flow/apps"
+	"github.com/opasim/opasim/flow/dynamic"
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/route"
 )
@@ -45,7 +46,7 @@ func run(k, n int, cfg apps.FCFSConfig, csv string) error {
 		return err
 	}
 	t0 := time.Now()
-	rep, err := apps.RunFCFS(route.NewDModK(tr), cfg)
+	rep, err := apps.RunFCFS(route.NewDModK(tr), cfg, dynamic.Options{})
 	if err != nil {
 		return err
 	}
