@@ -567,22 +567,24 @@ func (s *Solver) mark(id FlowID) {
 	m.flags = m.flags&^fFixed | fMark
 	s.comp = append(s.comp, id)
 	s.compPrev = append(s.compPrev, s.rate[id])
-	if m.flags&fNew == 0 {
+	if s.ghost(id) && m.flags&fNew == 0 {
 		s.dl.Set(int32(id), s.rate[id])
 	}
-	s.ghost(id)
 }
 
 // ghost (re)schedules unfixed flow id's fixing by what is not active:
 // the lowest of its cap and the saturation levels, in the last solve, of
 // its inactive links (an inactive link saturates at the same level
-// again).
-func (s *Solver) ghost(id FlowID) {
+// again). It reports whether the flow has an inactive link (if not, its
+// deadline could activate nothing).
+func (s *Solver) ghost(id FlowID) bool {
 	g := s.Cap(id)
 	m := s.meta[id]
+	inactive := false
 	for _, l := range s.paths.get(m.n, m.slot) {
 		if !s.lmark[l] {
 			g = min(g, s.sat[l])
+			inactive = true
 		}
 	}
 	if math.IsInf(g, 1) {
@@ -590,6 +592,7 @@ func (s *Solver) ghost(id FlowID) {
 	} else {
 		s.h.Set(2*int32(id), max(g, s.level))
 	}
+	return inactive
 }
 
 // share returns active link l's fair share as a heap key: never below
