@@ -18,9 +18,10 @@
 // max-min solver (their flows' dependants become ready, and the workload
 // hears of the completions), then wake-ups and ready flows are processed
 // — ready flows are routed and join the solver — until none is left at
-// that time; then flow/maxmin re-solves only what the batch touched, and
-// every path whose rate it recomputed gets a new predicted completion
-// (its remaining size is brought up to date from its old rate first).
+// that time; then flow/maxmin re-solves what the batch's changes can
+// have affected, and every path whose rate changed gets a new predicted
+// completion (its remaining size is brought up to date from its old rate
+// first); the others keep theirs.
 //
 // Units: sizes are in capacity units × time units (bits with capacities
 // in bit/s and times in seconds), rates in capacity units.
@@ -29,10 +30,12 @@
 // run holds only its active flows (docs/flow.md gives the bytes per
 // active flow).
 //
-// Cost: each batch costs what its max-min re-solve costs, plus O(log)
-// per event. When active flows share links with one another (one large
-// component, as with all-to-all traffic), every completion re-solves all
-// of them.
+// Links can be shared among traffic classes under a priority policy
+// (Options.Policy, Flow.Class: flow/maxmin's NP, BA and FP).
+//
+// Cost: each batch costs what its max-min re-solve costs — in proportion
+// to the part of the system whose filling history the batch changes, not
+// to its connected component (flow/maxmin) — plus O(log) per event.
 package dynamic
 
 import (

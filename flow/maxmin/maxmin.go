@@ -108,8 +108,9 @@ type meta struct {
 // Memory: per flow, 32 bytes (rate 8, path slot and length and flags 12,
 // its positions in the two heaps 12), 8 more for every flow once one has
 // a rate cap, and 8 bytes per link of its path (the path, and its entry
-// in the link's user list); per link, 87 bytes (capacity, saturation
-// level, user list header and count, scratch, heap position).
+// in the link's user list); per link, about 80 bytes (capacity,
+// saturation level, user list header and count, scratch, heap entry and
+// position).
 type Solver struct {
 	capacity []float64
 	users    [][]FlowID // per link, one entry per use; removed flows stay until the next Solve
