@@ -312,7 +312,7 @@ func (e *Engine) batch(t float64) {
 			e.wakes.pop()
 			e.call(e.w.Wake(e))
 			e.drain()
-		case e.starts.Len() > 0 && func() bool { _, st := e.starts.Min(); return st == t }():
+		case e.startsAt(t):
 			i, _ := e.starts.Pop()
 			e.ready = append(e.ready, i)
 		case e.readyAt < len(e.ready):
@@ -326,6 +326,15 @@ func (e *Engine) batch(t float64) {
 			return
 		}
 	}
+}
+
+// startsAt reports whether a waiting flow becomes ready at t.
+func (e *Engine) startsAt(t float64) bool {
+	if e.starts.Len() == 0 {
+		return false
+	}
+	_, st := e.starts.Min()
+	return st == t
 }
 
 func (e *Engine) call(err error) {
