@@ -17,10 +17,14 @@
 //     pattern at once and reports link loads, hop counts and seed 001's
 //     throughput figures of merit;
 //   - flow/maxmin: an exact max-min fair (progressive filling) solver with
-//     incremental updates;
+//     incremental updates and NP, BA and FP priority policies;
 //   - flow/dynamic: the dynamic engine, which runs flows with sizes, start
-//     times and dependencies, sharing bandwidth max-min fairly;
-//   - flow/internal/iheap: the indexed heap the last two use.
+//     times and dependencies, sharing bandwidth max-min fairly (or under
+//     a link-level priority policy), added as the run goes by a workload;
+//   - flow/apps: workloads for it — first-come-first-served applications,
+//     closed-loop uniform traffic; `opasim flow fcfs` runs the first;
+//   - flow/internal/iheap: the indexed heap the solver and the dynamic
+//     engine use.
 //
 // docs/flow.md describes the data structures, the algorithms, their cost
 // and the measured speed.

@@ -79,3 +79,51 @@ func WriteLines(f LineFigure, base string) ([]string, error) {
 	p.Legend.Top, p.Legend.Left = false, false // bottom right: the lines of growth plots rise to the top right
 	return savePlot(p, base)
 }
+
+// BarFigure is a figure of grouped bars: for each group (a category on
+// the x axis) one bar per series, such as normalized execution times per
+// application and topology (seed 001 Fig. 8).
+type BarFigure struct {
+	Title, YLabel string
+	Groups        []string
+	Series        []Line // Series[i].Y[j]: series i's bar in group j (X unused)
+}
+
+// WriteBars draws f to base.png and base.svg.
+func WriteBars(f BarFigure, base string) ([]string, error) {
+	if len(f.Groups) == 0 || len(f.Series) == 0 {
+		return nil, ErrNoPoints
+	}
+	p := plot.New()
+	p.Title.Text, p.Y.Label.Text = f.Title, f.YLabel
+	w := vg.Points(float64(min(14, 320/(len(f.Series)*len(f.Groups)+1))))
+	top := 0.0
+	for i, s := range f.Series {
+		if len(s.Y) != len(f.Groups) {
+			return nil, fmt.Errorf("series %q: %d values for %d groups", s.Name, len(s.Y), len(f.Groups))
+		}
+		vs := make(plotter.Values, len(s.Y))
+		for j, y := range s.Y {
+			if math.IsNaN(y) || math.IsInf(y, 0) || y < 0 {
+				y = 0 // not measured: no bar
+			}
+			vs[j] = y
+			top = max(top, y)
+		}
+		b, err := plotter.NewBarChart(vs, w)
+		if err != nil {
+			return nil, err
+		}
+		b.Color = slColor(i)
+		b.LineStyle.Width = 0
+		b.Offset = w * vg.Length(float64(i)-float64(len(f.Series)-1)/2)
+		p.Add(b)
+		p.Legend.Add(s.Name, b)
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	p.NominalX(f.Groups...)
+	p.X.Min, p.X.Max = -0.6, float64(len(f.Groups))-0.4
+	p.Y.Min, p.Y.Max = 0, max(top*1.4, 1e-9) // room for the legend above the bars
+	p.Add(plotter.NewGrid())
+	return savePlot(p, base)
+}

@@ -37,13 +37,15 @@ func newFlowCmd() *cobra.Command {
   opasim flow static --preset torus-32x32x16
   opasim flow dynamic --preset tree-8ary-2 --pattern uniform --flows-per-server 4 --flow-size 1000
   opasim flow scale --out scale      throughput of topology families against their size (seed 001 Fig. 7)
+  opasim flow apps --out apps        application execution times and multipath effects (Figs. 8 and 9)
+  opasim flow fcfs --apps 1000       the FCFS application workload (4.03M flows)
   opasim flow presets                the named topologies
 
 A config file (--config) holds the same fields as YAML (docs/flow.md); flags override it.`,
 		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.AddCommand(newFlowRunCmd("static"), newFlowRunCmd("dynamic"), newFlowScaleCmd(), &cobra.Command{
+	root.AddCommand(newFlowRunCmd("static"), newFlowRunCmd("dynamic"), newFlowScaleCmd(), newFlowAppsCmd(), newFlowFCFSCmd(), &cobra.Command{
 		Use:   "presets",
 		Short: "List the flow topology presets",
 		Args:  noArgs,

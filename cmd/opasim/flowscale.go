@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -130,6 +131,112 @@ func writeScale(dir string, pts []scale.Point) error {
 		if _, err := sweep.WriteLines(f, filepath.Join(dir, fig.name)); err != nil && err != sweep.ErrNoPoints {
 			return err
 		}
+	}
+	return nil
+}
+
+func newFlowAppsCmd() *cobra.Command {
+	var (
+		out  string
+		seed uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "apps",
+		Short: "Application study (seed 001 Figs. 8 and 9): execution times on topologies of about 4,096 servers, and the effect of multipath routing",
+		Long: `Runs each application model (stencil3d, sweep2d, nbody, mapreduce, unstructured, dcntraffic) on a 3D and a 6D
+torus, a fat tree, 2:1 and 4:1 thin trees, a dragonfly and a jellyfish of about 4,096 servers with their own
+routing, and on the fat tree, the thin trees and the jellyfish with ECMP over 4 paths too. Writes apps.csv,
+apps.json, normalized.png (execution time over the fat tree's, per application) and multipath.png (the
+single-path time over the multipath time) to --out.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return badInput(fmt.Errorf("--out: a directory is required"))
+			}
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			ctx, stopped := onSignals(cmd.Context())
+			pts, err := scale.RunApps(ctx, scale.StudyTopologies(), scale.StudyApps(), seed, func(p scale.AppPoint) {
+				fmt.Fprintf(w, "%-14s %-13s %-9s %9d flows  execution time %12.6g  (%.2f s)\n", p.Topology, p.App, p.Routing, p.Flows, p.Makespan, p.Seconds)
+			})
+			sig := stopped()
+			if err != nil {
+				return err
+			}
+			if err := writeApps(out, pts); err != nil {
+				return err
+			}
+			return sig
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "directory for apps.csv, apps.json and the figures (required)")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the random topologies")
+	return cmd
+}
+
+// writeApps writes the points and the two figures: execution time over
+// the fat tree's (single path) per application, and the multipath
+// speed-up.
+func writeApps(dir string, pts []scale.AppPoint) error {
+	data, err := json.MarshalIndent(pts, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "apps.json"), append(data, '\n')); err != nil {
+		return err
+	}
+	var b strings.Builder
+	cw := csv.NewWriter(&b)
+	_ = cw.Write([]string{"topology", "app", "routing", "multipath", "servers", "flows", "execution_time", "seconds"})
+	for _, p := range pts {
+		_ = cw.Write([]string{p.Topology, p.App, p.Routing, strconv.FormatBool(p.Multipath), strconv.Itoa(p.Servers), strconv.Itoa(p.Flows),
+			strconv.FormatFloat(p.Makespan, 'g', -1, 64), strconv.FormatFloat(p.Seconds, 'g', 4, 64)})
+	}
+	cw.Flush()
+	if err := writeFileAtomic(filepath.Join(dir, "apps.csv"), []byte(b.String())); err != nil {
+		return err
+	}
+	var apps, topos []string
+	single := map[[2]string]float64{}
+	multi := map[[2]string]float64{}
+	for _, p := range pts {
+		if !slices.Contains(apps, p.App) {
+			apps = append(apps, p.App)
+		}
+		if !slices.Contains(topos, p.Topology) {
+			topos = append(topos, p.Topology)
+		}
+		if p.Multipath {
+			multi[[2]string{p.Topology, p.App}] = p.Makespan
+		} else {
+			single[[2]string{p.Topology, p.App}] = p.Makespan
+		}
+	}
+	norm := sweep.BarFigure{Title: "Execution time relative to the fat tree (single-path routing)", YLabel: "normalized execution time", Groups: apps}
+	speed := sweep.BarFigure{Title: "Multipath (ECMP, 4 paths): speed-up over single-path routing", YLabel: "single-path time / multipath time", Groups: apps}
+	for _, t := range topos {
+		ln := sweep.Line{Name: t}
+		lm := sweep.Line{Name: t}
+		hasMulti := false
+		for _, a := range apps {
+			base := single[[2]string{"fat-tree", a}]
+			ln.Y = append(ln.Y, single[[2]string{t, a}]/base)
+			m, ok := multi[[2]string{t, a}]
+			hasMulti = hasMulti || ok
+			lm.Y = append(lm.Y, single[[2]string{t, a}]/m)
+		}
+		norm.Series = append(norm.Series, ln)
+		if hasMulti {
+			speed.Series = append(speed.Series, lm)
+		}
+	}
+	if _, err := sweep.WriteBars(norm, filepath.Join(dir, "normalized")); err != nil && err != sweep.ErrNoPoints {
+		return err
+	}
+	if _, err := sweep.WriteBars(speed, filepath.Join(dir, "multipath")); err != nil && err != sweep.ErrNoPoints {
+		return err
 	}
 	return nil
 }

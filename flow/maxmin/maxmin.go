@@ -4,93 +4,171 @@
 // the dynamic engine's link sharing).
 //
 // Algorithm: exact progressive filling (water-filling). All unfixed flows
-// rise together; the link whose remaining capacity divided by its number
-// of unfixed flows (its fair share) is lowest saturates first, and its
-// unfixed flows are fixed at that share; a flow with a rate cap is fixed
-// at its cap when the level reaches it. Links' shares and flows' caps sit
-// in an indexed binary heap (flow/internal/iheap): fixing a flow only
-// raises the shares of the other links it crosses (their remaining
-// capacity loses the fixed rate, their count loses one, and the fixed rate
-// was at most their share), and after each step every link whose share
-// changed is moved in place. A solve of flows whose paths hold E links in
-// all, over L links, costs O(E + (L + U) log L), U <= E being the share
-// updates.
+// rise together from level 0; the link whose remaining capacity divided
+// by its number of unfixed flows (its fair share) is lowest saturates
+// first, and its unfixed flows are fixed at that share; a flow with a
+// rate cap is fixed at its cap when the level reaches it. Links' shares
+// and flows' caps sit in an indexed binary heap (flow/internal/iheap):
+// fixing a flow only raises the shares of the other links it crosses, and
+// after each step every link whose share changed is moved in place. A
+// share is never set below the current level (rounding could put it an
+// ulp under), so levels never decrease. A solve of flows whose paths hold
+// E links in all, over L links, costs O(E + (L + U) log L), U <= E being
+// the share updates.
 //
-// Incremental use (SimGrid's "selective update"): AddFlow, RemoveFlow and
-// SetCapacity only mark links; Solve re-solves the connected components
-// of the flow–link graph that contain a marked link and leaves every
-// other flow's rate as it was, which is exact because max-min fair rates
-// of separate components do not depend on each other. Re-solving a
-// component gives, bit for bit, the rates a solve from scratch gives:
-// flows fixed at one step all get the same value, so the order in which
-// they are subtracted from their links does not change the result, and
-// the heap breaks ties by (share, id), caps before links of the same
-// number.
+// Incremental use. AddFlow, RemoveFlow and SetCapacity only mark links;
+// Solve replays progressive filling over the links whose history changed
+// and leaves every other rate as it was. It keeps, per link, the level at
+// which the link saturated when last solved (sat), and relies on one fact:
+// a link all of whose flows are fixed at the same levels as before up to
+// some level (an inactive link) evolves as before up to that level, and
+// saturates at its old level.
+//
+//   - The marked links are active from the start. A link becomes active
+//     when one of its flows is fixed at a level other than its old rate,
+//     or is still unfixed once the filling passes its old rate (a
+//     deadline event at that rate, after the level's other events).
+//   - An active link's state is computed when it is activated, as a solve
+//     from scratch has it at that level: capacity less the rates of the
+//     flows fixed so far, subtracted in increasing order; its other flows
+//     are marked (their rates may change) and it joins the heap.
+//   - A marked flow is fixed by its active links' saturation, or by its
+//     ghost: the lowest of its cap and the old saturation levels of its
+//     inactive links, where one of them saturates again.
+//
+// Flows never marked keep their rates, and only marked flows whose rate
+// differs are reported. The filling starts at a level θ below which
+// nothing can change: the lowest rate a removed flow had (below it the
+// old filling never reached its links' shares), and for an added flow a
+// lower bound on its new rate — its cap, and for each link of its path
+// the capacity less the rates below θ over the flows at or above it (no
+// link can saturate below that) — less 10^-6 relative for rounding; 0
+// after a capacity change. A solve touching one flow of a large connected
+// system costs in proportion to the part whose history changes, not to
+// the system (docs/flow.md gives the figures).
+//
+// Exactness: the rates are max-min fair up to rounding. An incremental
+// solve agrees with a solve from scratch (SolveAll) to rounding — the
+// property tests check 10^-12 relative — but not always bit for bit: a
+// tie between two links, equal in exact arithmetic, can come out an ulp
+// apart in one computation and not in the other.
 //
 // Deterministic: no map iteration, no randomness; the same sequence of
-// calls gives the same ids and rates. Not safe for concurrent use.
+// calls gives the same ids and rates, bit for bit. Not safe for
+// concurrent use.
 package maxmin
 
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/opasim/opasim/flow/internal/iheap"
 )
 
-// FlowID identifies a flow of a Solver. Ids of removed flows are reused.
+// FlowID identifies a flow of a Solver. Ids of removed flows are reused,
+// last in first out, from the Solve after their removal on.
 type FlowID int32
 
 // NoCap is the rate cap of a flow without one.
 var NoCap = math.Inf(1)
 
-// elem is one occurrence of a flow on a link's user list.
-type elem struct {
-	flow FlowID
-	k    int32 // index of the link in the flow's path
-}
+// boundMargin is the relative margin taken off an added flow's lower
+// bound on its rate, for rounding: the computed rate of a flow can fall
+// below its exact value by about n²·2^-53 relatively, n being the flows on
+// a link, so the margin covers links of up to ~90,000 flows. Past that a
+// flow whose rate should lie an ulp below θ is fixed at θ.
+const boundMargin = 1e-6
 
-type flow struct {
-	path  []int32 // links; a link listed twice is used twice
-	pos   []int32 // pos[k]: the index of this occurrence in users[path[k]]
-	cap   float64
-	rate  float64
-	alive bool
-	fixed bool // during a solve
-	mark  bool // in the component being collected
+// Raising an added flow's bound: at most refineRounds rounds, and only
+// when at most refineMax flows were added.
+const (
+	refineRounds = 4
+	refineMax    = 64
+)
+
+// Flow flags.
+const (
+	fAlive uint8 = 1 << iota
+	fFixed       // its rate is final (always, outside a solve)
+	fMark        // being re-solved
+	fNew         // added since the last Solve
+)
+
+// meta is a flow's path reference and flags.
+type meta struct {
+	slot  int32 // its path's slot in the path store
+	n     int32 // its path's length
+	flags uint8
+	class uint8
 }
 
 // Solver holds links, flows and their max-min fair rates.
 //
-// Memory: 50 bytes per link plus 8 per flow crossing it; per flow 72
-// bytes plus 8 per link of its path; the heap 20 bytes per link and per
-// flow.
+// Memory: per flow, 32 bytes (rate 8, path slot and length and flags 12,
+// its positions in the two heaps 12), 8 more for every flow once one has
+// a rate cap, and 8 bytes per link of its path (the path, and its entry
+// in the link's user list); per link, about 80 bytes (capacity,
+// saturation level, user list header and count, scratch, heap entry and
+// position).
 type Solver struct {
 	capacity []float64
-	users    [][]elem
-	rem      []float64 // remaining capacity during a solve
-	cnt      []int32   // unfixed occurrences during a solve
+	users    [][]FlowID // per link, one entry per use; removed flows stay until the next Solve
+	nlive    []int32    // per link, uses by live flows
+	rem      []float64  // remaining capacity during a solve
+	cnt      []int32    // unfixed uses during a solve
 	touched  []bool
-	lmark    []bool
+	lmark    []bool    // active in the solve under way
+	sat      []float64 // the level at which the link saturated when last active (+Inf: it did not)
 
-	flows []flow
-	free  []FlowID // removed ids, reused last in first out
+	rate  []float64
+	meta  []meta
+	caps  []float64 // per flow; nil until a flow has a cap
+	paths pathStore
+	free  []FlowID // reusable ids, last in first out
+	dead  []FlowID // removed since the last Solve
+	added []FlowID // added since the last Solve
 	live  int
+	theta float64 // the lowest rate of a flow removed since the last Solve (0 after a capacity change)
 
-	dirty    []int32  // touched links
-	newFlows []FlowID // flows with an empty path added since the last Solve
-	changed  []FlowID // returned by Solve
-	compL    []int32  // scratch: the component's links
-	stack    []int32
-	h        iheap.Heap
+	dirty      []int32 // touched links
+	changed    []FlowID
+	prev       []float64
+	comp       []FlowID // the flows marked in the solve under way
+	compPrev   []float64
+	compL      []int32 // the links active in the solve under way
+	stack      []int32
+	vals       []float64
+	h          iheap.Heap // link shares, flow ghosts
+	dl         iheap.Heap // flow deadlines
+	level      float64
+	recomputed int
+
+	policy     Policy
+	components bool      // NP: re-solve whole touched components instead of replaying
+	incr       bool      // fix adds to the rate (the second phase of BA)
+	spare      []float64 // BA: per link, capacity the class phases left
+	// BA: the share of a link no class has (1 - the sum of the shares;
+	// 0 below 10^-9)
+	unshared float64
 }
 
 // New returns a solver over links with the given capacities (each
-// finite and >= 0; a flow crossing a link of capacity 0 gets rate 0).
+// finite and >= 0; a flow crossing a link of capacity 0 gets rate 0),
+// sharing them max-min fairly among all flows (policy NP).
 func New(capacities []float64) (*Solver, error) {
+	return NewPolicy(capacities, Policy{})
+}
+
+// NewPolicy returns a solver whose links share their capacity among
+// traffic classes as p says.
+func NewPolicy(capacities []float64, p Policy) (*Solver, error) {
+	if err := p.check(); err != nil {
+		return nil, err
+	}
 	n := len(capacities)
-	if n > math.MaxInt32 {
-		return nil, fmt.Errorf("maxmin links: %d is not allowed: must be at most %d", n, math.MaxInt32)
+	if n > math.MaxInt32/2 {
+		return nil, fmt.Errorf("maxmin links: %d is not allowed: must be at most %d", n, math.MaxInt32/2)
 	}
 	for l, c := range capacities {
 		if err := checkCapacity(l, c); err != nil {
@@ -99,11 +177,27 @@ func New(capacities []float64) (*Solver, error) {
 	}
 	s := &Solver{
 		capacity: append([]float64(nil), capacities...),
-		users:    make([][]elem, n),
+		users:    make([][]FlowID, n),
+		nlive:    make([]int32, n),
 		rem:      make([]float64, n),
 		cnt:      make([]int32, n),
 		touched:  make([]bool, n),
 		lmark:    make([]bool, n),
+		sat:      make([]float64, n),
+		theta:    math.Inf(1),
+		policy:   Policy{Kind: p.Kind, Shares: append([]float64(nil), p.Shares...)},
+	}
+	if p.Kind == BA {
+		s.unshared = 1
+		for _, x := range p.Shares {
+			s.unshared -= x
+		}
+		if s.unshared < 1e-9 {
+			s.unshared = 0
+		}
+	}
+	for l := range s.sat {
+		s.sat[l] = math.Inf(1)
 	}
 	return s, nil
 }
@@ -130,11 +224,23 @@ func (s *Solver) Capacity(l int32) float64 { return s.capacity[l] }
 // computed by the next Solve. A flow with an empty path must have a cap,
 // which is its rate.
 func (s *Solver) AddFlow(path []int32, rateCap float64) (FlowID, error) {
+	return s.AddClassFlow(path, rateCap, 0)
+}
+
+// AddClassFlow adds a flow of traffic class class (see Policy), as
+// AddFlow does.
+func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowID, error) {
+	if err := s.CheckClass(class); err != nil {
+		return -1, err
+	}
 	if !(rateCap > 0) {
 		return -1, fmt.Errorf("maxmin flow rate cap: %v is not allowed: must be positive (NoCap: none)", rateCap)
 	}
 	if len(path) == 0 && math.IsInf(rateCap, 1) {
 		return -1, fmt.Errorf("maxmin flow path: [] is not allowed without a rate cap: the rate would be infinite")
+	}
+	if len(path) > math.MaxInt32 {
+		return -1, fmt.Errorf("maxmin flow path: %d links is not allowed: must be at most %d", len(path), math.MaxInt32)
 	}
 	for k, l := range path {
 		if l < 0 || int(l) >= len(s.capacity) {
@@ -146,25 +252,36 @@ func (s *Solver) AddFlow(path []int32, rateCap float64) (FlowID, error) {
 		id = s.free[n-1]
 		s.free = s.free[:n-1]
 	} else {
-		if len(s.flows) == math.MaxInt32 {
-			return -1, fmt.Errorf("maxmin flows: %d is not allowed: must be at most %d", len(s.flows)+1, math.MaxInt32)
+		if len(s.meta) >= math.MaxInt32/2 {
+			return -1, fmt.Errorf("maxmin flows: %d is not allowed: must be at most %d", len(s.meta)+1, math.MaxInt32/2)
 		}
-		id = FlowID(len(s.flows))
-		s.flows = append(s.flows, flow{})
+		id = FlowID(len(s.meta))
+		s.meta = append(s.meta, meta{})
+		s.rate = append(s.rate, 0)
+		if s.caps != nil {
+			s.caps = append(s.caps, NoCap)
+		}
 	}
-	f := &s.flows[id]
-	f.path = append(f.path[:0], path...)
-	f.pos = f.pos[:0]
-	f.cap, f.rate, f.alive = rateCap, 0, true
-	for k, l := range path {
-		f.pos = append(f.pos, int32(len(s.users[l])))
-		s.users[l] = append(s.users[l], elem{id, int32(k)})
+	s.meta[id] = meta{slot: s.paths.put(path), n: int32(len(path)), flags: fAlive | fFixed | fNew, class: class}
+	s.rate[id] = 0
+	if !math.IsInf(rateCap, 1) && s.caps == nil {
+		s.caps = make([]float64, len(s.meta))
+		for i := range s.caps {
+			s.caps[i] = NoCap
+		}
+	}
+	if s.caps != nil {
+		s.caps[id] = rateCap
+	}
+	for _, l := range path {
+		s.users[l] = append(s.users[l], id)
+		s.nlive[l]++
 		s.touch(l)
 	}
 	if len(path) == 0 {
-		f.rate = rateCap
-		s.newFlows = append(s.newFlows, id)
+		s.rate[id] = rateCap
 	}
+	s.added = append(s.added, id)
 	s.live++
 	return id, nil
 }
@@ -175,19 +292,18 @@ func (s *Solver) RemoveFlow(id FlowID) error {
 	if err := s.checkFlow(id); err != nil {
 		return err
 	}
-	f := &s.flows[id]
-	for k, l := range f.path {
-		u := s.users[l]
-		i := f.pos[k]
-		last := u[len(u)-1]
-		u[i] = last
-		s.flows[last.flow].pos[last.k] = i
-		s.users[l] = u[:len(u)-1]
+	m := &s.meta[id]
+	if m.flags&fNew == 0 {
+		s.theta = min(s.theta, s.rate[id])
+	}
+	for _, l := range s.paths.get(m.n, m.slot) {
+		s.nlive[l]--
 		s.touch(l)
 	}
-	f.alive = false
-	f.rate = 0
-	s.free = append(s.free, id)
+	s.paths.release(m.n, m.slot)
+	m.flags = 0
+	s.rate[id] = 0
+	s.dead = append(s.dead, id)
 	s.live--
 	return nil
 }
@@ -202,12 +318,13 @@ func (s *Solver) SetCapacity(l int32, c float64) error {
 		return err
 	}
 	s.capacity[l] = c
+	s.theta = 0
 	s.touch(l)
 	return nil
 }
 
 func (s *Solver) checkFlow(id FlowID) error {
-	if id < 0 || int(id) >= len(s.flows) || !s.flows[id].alive {
+	if id < 0 || int(id) >= len(s.meta) || s.meta[id].flags&fAlive == 0 {
 		return fmt.Errorf("maxmin flow: %d is not allowed: no such flow", id)
 	}
 	return nil
@@ -223,112 +340,296 @@ func (s *Solver) touch(l int32) {
 // Rate returns flow id's rate as of the last Solve (0 for a flow added
 // since, or an unknown id).
 func (s *Solver) Rate(id FlowID) float64 {
-	if id < 0 || int(id) >= len(s.flows) {
+	if id < 0 || int(id) >= len(s.rate) {
 		return 0
 	}
-	return s.flows[id].rate
+	return s.rate[id]
 }
 
-// Path returns flow id's path (shared: do not modify), nil for an unknown
-// id.
+// Cap returns flow id's rate cap (NoCap if none or an unknown id).
+func (s *Solver) Cap(id FlowID) float64 {
+	if s.caps == nil || id < 0 || int(id) >= len(s.caps) {
+		return NoCap
+	}
+	return s.caps[id]
+}
+
+// Path returns flow id's path (shared: do not modify; valid until the
+// flow is removed), nil for an unknown id.
 func (s *Solver) Path(id FlowID) []int32 {
 	if s.checkFlow(id) != nil {
 		return nil
 	}
-	return s.flows[id].path
+	return s.paths.get(s.meta[id].n, s.meta[id].slot)
 }
 
-// Solve recomputes the rates of the flows in every connected component
-// that holds a link touched since the last Solve (by AddFlow, RemoveFlow
-// or SetCapacity) and returns their ids, with those of new flows with an
-// empty path (the slice is reused by the next call). The other flows keep
-// their rates.
+// Solve brings every rate up to date with the changes since the last
+// Solve (see the package comment for what it re-solves) and returns the
+// ids of the flows whose rate changed, new flows included (the slice is
+// reused by the next call). Previous gives their rates before.
 func (s *Solver) Solve() []FlowID {
-	s.changed = append(s.changed[:0], s.newFlows...)
-	s.newFlows = s.newFlows[:0]
-	start := len(s.changed)
-	s.compL = s.compL[:0]
-	// Collect the components: links reached from the touched ones, and
-	// every flow on them.
-	for _, l := range s.dirty {
-		s.touched[l] = false
-		if !s.lmark[l] {
-			s.lmark[l] = true
-			s.stack = append(s.stack[:0], l)
-			for len(s.stack) > 0 {
-				m := s.stack[len(s.stack)-1]
-				s.stack = s.stack[:len(s.stack)-1]
-				s.compL = append(s.compL, m)
-				for _, e := range s.users[m] {
-					f := &s.flows[e.flow]
-					if f.mark {
-						continue
-					}
-					f.mark = true
-					s.changed = append(s.changed, e.flow)
-					for _, n := range f.path {
-						if !s.lmark[n] {
-							s.lmark[n] = true
-							s.stack = append(s.stack, n)
-						}
-					}
-				}
-			}
+	s.changed, s.prev = s.changed[:0], s.prev[:0]
+	theta := s.theta
+	w := 0
+	for _, id := range s.added {
+		m := &s.meta[id]
+		switch {
+		case m.flags&fAlive == 0:
+		case m.n == 0:
+			m.flags &^= fNew
+			s.changed = append(s.changed, id)
+			s.prev = append(s.prev, 0)
+		default:
+			theta = min(theta, s.bound(id, 0))
+			s.added[w] = id
+			w++
 		}
 	}
-	s.dirty = s.dirty[:0]
-	s.stack = s.stack[:0]
-	s.fill(s.changed[start:])
+	// Raise theta while it stays a lower bound (few additions only: each
+	// round scans the users of their links).
+	for range refineRounds {
+		if w > refineMax || theta == 0 || theta >= s.theta {
+			break
+		}
+		t := s.theta
+		for _, id := range s.added[:w] {
+			t = min(t, s.bound(id, theta))
+		}
+		if t <= theta {
+			break
+		}
+		theta = t
+	}
+	s.added = s.added[:0]
+	s.comp, s.compPrev, s.compL = s.comp[:0], s.compPrev[:0], s.compL[:0]
+	s.h.Clear()
+	s.dl.Clear()
+	if s.policy.Kind == NP && !s.components {
+		s.level = theta
+		s.activateDirty()
+		s.free = append(s.free, s.dead...)
+		s.dead = s.dead[:0]
+		s.replay()
+	} else {
+		s.collectAll()
+		s.free = append(s.free, s.dead...)
+		s.dead = s.dead[:0]
+		s.solveClasses()
+	}
+	s.recomputed = len(s.comp)
+	for i, id := range s.comp {
+		m := &s.meta[id]
+		if m.flags&fNew != 0 || s.rate[id] != s.compPrev[i] {
+			s.changed = append(s.changed, id)
+			s.prev = append(s.prev, s.compPrev[i])
+		}
+		m.flags &^= fMark | fNew
+	}
 	for _, l := range s.compL {
 		s.lmark[l] = false
 	}
-	for _, id := range s.changed[start:] {
-		s.flows[id].mark = false
-	}
+	s.theta = math.Inf(1)
 	return s.changed
 }
 
+// SetComponentSolve makes Solve re-solve, under NP, the whole connected
+// components of the flow–link graph that the changes touched (SimGrid's
+// selective update), instead of replaying the filling where it changed —
+// for comparison: the rates agree to rounding, the cost is that of the
+// components. FP and BA always solve whole components.
+func (s *Solver) SetComponentSolve(on bool) { s.components = on }
+
+// Previous returns the rates, before the last Solve, of the flows it
+// returned, in the same order (0 for new flows).
+func (s *Solver) Previous() []float64 { return s.prev }
+
+// Recomputed returns the number of flows whose rates the last Solve
+// recomputed (changed or not).
+func (s *Solver) Recomputed() int { return s.recomputed }
+
 // SolveAll recomputes every flow's rate from scratch and returns the ids
-// of all flows.
+// of the flows whose rate changed.
 func (s *Solver) SolveAll() []FlowID {
 	for l := range s.users {
 		if len(s.users[l]) > 0 {
 			s.touch(int32(l))
 		}
 	}
+	s.theta = 0
 	return s.Solve()
 }
 
-// fill runs progressive filling over the flows ids and the links in
-// s.compL (every link any of them crosses). Heap ids: 2·link+1 for a
-// link's share, 2·flow for a flow's rate cap.
-func (s *Solver) fill(ids []FlowID) {
+// bound returns a lower bound on added flow id's rate in the new system,
+// less the margin, given that flows whose rate is below theta (a valid
+// level bound) keep it: the flow's cap, and for each link of its path,
+// the level at which the link would saturate if its other flows all rose
+// with the level, (capacity − rates below theta) / (uses at or above).
+// With theta = 0 that is capacity / uses.
+func (s *Solver) bound(id FlowID, theta float64) float64 {
+	b := s.Cap(id)
+	m := s.meta[id]
+	for _, l := range s.paths.get(m.n, m.slot) {
+		c, n := s.capacity[l], s.nlive[l]
+		if theta > 0 {
+			for _, u := range s.users[l] {
+				if f := s.meta[u].flags; f&fAlive != 0 && f&fNew == 0 && s.rate[u] < theta {
+					c -= s.rate[u]
+					n--
+				}
+			}
+		}
+		b = min(b, c/float64(n))
+	}
+	return b * (1 - boundMargin)
+}
+
+// activateDirty activates every touched link at the start level (after
+// dropping removed flows from its user list): all are marked active
+// first, so that the flows they mark take their ghost levels from the
+// links left inactive once.
+func (s *Solver) activateDirty() {
+	k := len(s.compL)
+	for _, l := range s.dirty {
+		s.touched[l] = false
+		if s.lmark[l] {
+			continue
+		}
+		u := s.users[l]
+		w := 0
+		for _, id := range u {
+			if s.meta[id].flags&fAlive != 0 {
+				u[w] = id
+				w++
+			}
+		}
+		s.users[l] = u[:w]
+		s.lmark[l] = true
+		s.compL = append(s.compL, l)
+	}
+	s.dirty = s.dirty[:0]
+	for _, l := range s.compL[k:] {
+		s.state(l, false)
+	}
+}
+
+// activate makes link l active at the current level: from now on its
+// share is computed, not assumed from the last solve.
+func (s *Solver) activate(l int32) {
+	s.lmark[l] = true
+	s.compL = append(s.compL, l)
+	s.state(l, true)
+}
+
+// state computes active link l's state at the current level, as a solve
+// from scratch has it at that point: capacity less the rates of the flows
+// fixed so far, in increasing order (marked flows fixed in this solve;
+// unmarked ones whose rate is below the level, unchanged), and the
+// number of the others, which it marks (their rates may change) or, if
+// marked already and reghost is set, whose ghost level it updates (l was
+// inactive when it was computed). It queues l's share.
+func (s *Solver) state(l int32, reghost bool) {
+	c, n := s.capacity[l], int32(0)
+	s.vals = s.vals[:0]
+	for _, id := range s.users[l] {
+		f := s.meta[id].flags
+		switch {
+		case f&fMark != 0 && f&fFixed != 0:
+			s.vals = append(s.vals, s.rate[id])
+		case f&fMark != 0:
+			n++
+			if reghost {
+				s.ghost(id)
+			}
+		case f&fNew == 0 && s.rate[id] < s.level:
+			s.vals = append(s.vals, s.rate[id])
+		default:
+			n++
+			s.mark(id)
+		}
+	}
+	if len(s.vals) > 1 {
+		slices.Sort(s.vals)
+	}
+	for _, v := range s.vals {
+		c -= v
+	}
+	s.rem[l], s.cnt[l], s.sat[l] = c, n, math.Inf(1)
+	if n > 0 {
+		s.h.Set(2*l+1, s.share(l))
+	} else {
+		s.h.Remove(2*l + 1)
+	}
+}
+
+// mark makes flow id's rate open to change in this solve: it saves its
+// rate, schedules its ghost, and (if it had a rate) its deadline.
+func (s *Solver) mark(id FlowID) {
+	m := &s.meta[id]
+	m.flags = m.flags&^fFixed | fMark
+	s.comp = append(s.comp, id)
+	s.compPrev = append(s.compPrev, s.rate[id])
+	if s.ghost(id) && m.flags&fNew == 0 {
+		s.dl.Set(int32(id), s.rate[id])
+	}
+}
+
+// ghost (re)schedules unfixed flow id's fixing by what is not active:
+// the lowest of its cap and the saturation levels, in the last solve, of
+// its inactive links (an inactive link saturates at the same level
+// again). It reports whether the flow has an inactive link (if not, its
+// deadline could activate nothing).
+func (s *Solver) ghost(id FlowID) bool {
+	g := s.Cap(id)
+	m := s.meta[id]
+	inactive := false
+	for _, l := range s.paths.get(m.n, m.slot) {
+		if !s.lmark[l] {
+			g = min(g, s.sat[l])
+			inactive = true
+		}
+	}
+	if math.IsInf(g, 1) {
+		s.h.Remove(2 * int32(id))
+	} else {
+		s.h.Set(2*int32(id), max(g, s.level))
+	}
+	return inactive
+}
+
+// share returns active link l's fair share as a heap key: never below
+// the level (rounding could put it an ulp under).
+func (s *Solver) share(l int32) float64 {
+	return max(s.rem[l]/float64(s.cnt[l]), s.level)
+}
+
+// replay runs progressive filling over the active links: shares of
+// active links, ghosts and caps of marked flows in the heap by level;
+// deadlines at each marked flow's old rate, taken after the heap's events
+// at that level. A flow still unfixed at its deadline has left its old
+// level: its links are activated. Heap ids: 2·link+1 for a link's share,
+// 2·flow for a flow's ghost.
+func (s *Solver) replay() {
 	h := &s.h
-	h.Clear()
-	for _, l := range s.compL {
-		s.rem[l] = s.capacity[l]
-		s.cnt[l] = int32(len(s.users[l]))
-		if s.cnt[l] > 0 {
-			h.Set(2*l+1, s.rem[l]/float64(s.cnt[l]))
+	for h.Len() > 0 || s.dl.Len() > 0 {
+		if s.dl.Len() > 0 {
+			id, t := s.dl.Min()
+			if h.Len() == 0 || t < minKey(h) {
+				s.dl.Pop()
+				s.level = t
+				s.deviate(FlowID(id))
+				continue
+			}
 		}
-	}
-	for _, id := range ids {
-		f := &s.flows[id]
-		f.fixed = false
-		if !math.IsInf(f.cap, 1) {
-			h.Set(2*int32(id), f.cap)
-		}
-	}
-	for h.Len() > 0 {
-		hid, share := h.Pop()
+		hid, key := h.Pop()
+		s.level = key
 		if hid&1 == 0 {
-			s.fix(FlowID(hid>>1), share)
+			s.fix(FlowID(hid>>1), key)
 		} else {
 			l := hid >> 1
-			x := max(s.rem[l]/float64(s.cnt[l]), 0)
-			for _, e := range s.users[l] {
-				if !s.flows[e.flow].fixed {
-					s.fix(e.flow, x)
+			s.sat[l] = key
+			for _, id := range s.users[l] {
+				if s.meta[id].flags&fFixed == 0 {
+					s.fix(id, key)
 				}
 			}
 		}
@@ -336,18 +637,49 @@ func (s *Solver) fill(ids []FlowID) {
 	}
 }
 
-// fix sets flow id's rate to x and takes it off its links, noting them
-// for requeue.
+// deviate activates the inactive links of flow id, which has passed its
+// old rate unfixed.
+func (s *Solver) deviate(id FlowID) {
+	m := s.meta[id]
+	for _, l := range s.paths.get(m.n, m.slot) {
+		if !s.lmark[l] {
+			s.activate(l)
+		}
+	}
+}
+
+// fix sets flow id's rate to x and takes it off its active links, noting
+// them for requeue. If x is not its old rate, its inactive links become
+// active.
 func (s *Solver) fix(id FlowID, x float64) {
-	f := &s.flows[id]
-	f.fixed, f.rate = true, x
+	m := &s.meta[id]
+	changed := m.flags&fNew != 0 || s.rate[id] != x
+	m.flags |= fFixed
+	if s.incr {
+		s.rate[id] += x
+	} else {
+		s.rate[id] = x
+	}
 	s.h.Remove(2 * int32(id))
-	for _, l := range f.path {
-		s.rem[l] -= x
-		s.cnt[l]--
-		if !s.touched[l] {
-			s.touched[l] = true
-			s.stack = append(s.stack, l)
+	s.dl.Remove(int32(id))
+	path := s.paths.get(m.n, m.slot)
+	for _, l := range path {
+		if s.lmark[l] {
+			s.rem[l] -= x
+			s.cnt[l]--
+			if !s.touched[l] {
+				s.touched[l] = true
+				s.stack = append(s.stack, l)
+			}
+		}
+	}
+	if changed {
+		// After the loop above: activation counts every use of the
+		// link by this flow, a link listed twice included.
+		for _, l := range path {
+			if !s.lmark[l] {
+				s.activate(l)
+			}
 		}
 	}
 }
@@ -358,10 +690,77 @@ func (s *Solver) requeue() {
 	for _, l := range s.stack {
 		s.touched[l] = false
 		if s.cnt[l] > 0 {
-			s.h.Set(2*l+1, s.rem[l]/float64(s.cnt[l]))
+			s.h.Set(2*l+1, s.share(l))
 		} else {
 			s.h.Remove(2*l + 1)
 		}
 	}
 	s.stack = s.stack[:0]
+}
+
+// pathStore keeps paths in pools by length: pool n holds slots of n
+// links end to end and reuses freed slots last in first out, so a path
+// costs 4 bytes a link and no allocation of its own.
+type pathStore struct {
+	short [maxShort + 1]pool
+	long  map[int32]*pool // lengths above maxShort (looked up, never iterated)
+}
+
+const maxShort = 64
+
+type pool struct {
+	links []int32
+	free  []int32
+}
+
+func (p *pathStore) pool(n int32) *pool {
+	if n <= maxShort {
+		return &p.short[n]
+	}
+	if p.long == nil {
+		p.long = make(map[int32]*pool)
+	}
+	q := p.long[n]
+	if q == nil {
+		q = &pool{}
+		p.long[n] = q
+	}
+	return q
+}
+
+func (p *pathStore) put(path []int32) int32 {
+	n := int32(len(path))
+	if n == 0 {
+		return 0
+	}
+	q := p.pool(n)
+	if k := len(q.free); k > 0 {
+		slot := q.free[k-1]
+		q.free = q.free[:k-1]
+		copy(q.links[int(slot)*int(n):], path)
+		return slot
+	}
+	q.links = append(q.links, path...)
+	return int32(len(q.links)/int(n) - 1)
+}
+
+func (p *pathStore) get(n, slot int32) []int32 {
+	if n == 0 {
+		return nil
+	}
+	q := p.pool(n)
+	i := int(slot) * int(n)
+	return q.links[i : i+int(n) : i+int(n)]
+}
+
+func (p *pathStore) release(n, slot int32) {
+	if n > 0 {
+		q := p.pool(n)
+		q.free = append(q.free, slot)
+	}
+}
+
+func minKey(h *iheap.Heap) float64 {
+	_, k := h.Min()
+	return k
 }

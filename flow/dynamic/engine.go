@@ -1,0 +1,621 @@
+package dynamic
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/opasim/opasim/flow/internal/iheap"
+	"github.com/opasim/opasim/flow/maxmin"
+	"github.com/opasim/opasim/flow/route"
+)
+
+// Ref names a flow added to an Engine. It holds the slot the flow
+// occupies and the slot's generation, so a ref stays unambiguous after
+// the flow is done and its slot serves another flow.
+type Ref int64
+
+func makeRef(slot int32, gen uint32) Ref { return Ref(int64(gen)<<32 | int64(uint32(slot))) }
+func (r Ref) slot() int32                { return int32(uint32(r)) }
+func (r Ref) gen() uint32                { return uint32(uint64(r) >> 32) }
+
+// Done reports the end of a flow to its workload.
+type Done struct {
+	Ref Ref
+	Tag int64 // the flow's Tag
+	// Start is when the flow started: +Inf if it never starts (a
+	// dependency never completes).
+	Start float64
+	// Finish is when it completed: +Inf if it never completes (its
+	// destination is unreachable, or it never starts).
+	Finish float64
+}
+
+// Workload adds flows to an Engine while it runs. Each method is called
+// at simulated time e.Now() and may call e.Add and e.WakeAt; an error
+// stops the run and is returned by Run.
+type Workload interface {
+	// Init is called once, at time 0, before any event.
+	Init(e *Engine) error
+	// FlowDone is called once for every flow added: when it completes
+	// (at d.Finish), or when it is known never to complete.
+	FlowDone(e *Engine, d Done) error
+	// Wake is called once for each e.WakeAt(t), at time t.
+	Wake(e *Engine) error
+}
+
+// Stats summarises a run.
+type Stats struct {
+	Flows      int64   // flows added
+	Completed  int64   // flows that completed
+	Unfinished int64   // flows reported never to complete
+	Batches    int     // distinct event times processed
+	Resolved   int64   // solver rates recomputed, summed over batches
+	Changed    int64   // rates that changed, summed over batches (paths rescheduled)
+	MaxActive  int     // the most flows added and not yet done at one time
+	Makespan   float64 // the last completion (0 with none)
+}
+
+// Flow states.
+const (
+	stFree    uint8 = iota
+	stWaiting       // dependencies outstanding, or waiting for its start time
+	stRunning
+	stNever // reported never to complete; kept so later dependants learn it
+)
+
+// slot is the engine's record of one added flow, until it is done.
+// 32 bytes.
+type slot struct {
+	tag   int64
+	start float64 // waiting: when it becomes ready, so far; running: its start time
+	gen   uint32
+	after int32 // head of the list of flows depending on it (edges), -1 if none
+	x     int32 // waiting: index of its pending record; running: paths still running
+	state uint8
+}
+
+// pending holds what a waiting flow needs to start. 40 bytes, freed when
+// it starts.
+type pending struct {
+	src, dst int32
+	size     float64
+	delay    float64
+	rateCap  float64
+	waiting  int32 // dependencies not yet complete
+	class    uint8
+}
+
+// edge is one dependency: flow to waits for the list's owner.
+type edge struct{ to, next int32 }
+
+// sub is one running path of a flow: a max-min solver flow, and a member
+// of the bucket of paths predicted to complete at one time (a doubly
+// linked list). 32 bytes; its rate is the solver's.
+type sub struct {
+	remaining  float64 // size left at time last
+	last       float64
+	owner      int32 // slot
+	bucket     int32 // -1: none (rate 0, or completing)
+	next, prev int32
+}
+
+// Engine is the dynamic engine: it runs the flows a Workload adds.
+// Not safe for concurrent use; Run may be called once.
+type Engine struct {
+	r       route.Router
+	servers int32
+	solver  *maxmin.Solver
+	w       Workload
+	now     float64
+	ran     bool
+	stop    bool
+	err     error
+
+	slots    []slot
+	freeSlot []int32
+	pend     []pending
+	freePend []int32
+	edges    []edge
+	freeEdge int32
+
+	subs    []sub
+	starts  iheap.Heap // slot → the time it becomes ready, when after now
+	ready   []int32    // slots ready now, first in first out
+	readyAt int
+	buckets iheap.Heap // bucket → the completion time of its paths
+	bhead   []int32
+	btail   []int32
+	freeB   []int32
+	wakes   timeHeap
+	doomed  []int32 // slots to report as never completing
+	doomAt  int
+
+	// the flow being routed, for onPath
+	cur      int32
+	curSize  float64
+	curCap   float64
+	curClass uint8
+	onPathF  route.PathFunc
+
+	active int
+	stats  Stats
+}
+
+// Options configures an Engine.
+type Options struct {
+	// Policy says how links share their capacity among traffic classes
+	// (Flow.Class); the zero value is NP, max-min over all flows.
+	Policy maxmin.Policy
+	// ComponentSolve re-solves whole touched components at every batch
+	// (maxmin.Solver.SetComponentSolve), for comparison.
+	ComponentSolve bool
+}
+
+// New returns an engine over r's network.
+func New(r route.Router, opt Options) (*Engine, error) {
+	g := r.Graph()
+	s, err := maxmin.NewPolicy(g.Capacities(), opt.Policy)
+	if err != nil {
+		return nil, err
+	}
+	s.SetComponentSolve(opt.ComponentSolve)
+	e := &Engine{r: r, servers: int32(g.NumServers()), solver: s, freeEdge: -1}
+	e.onPathF = e.onPath
+	return e, nil
+}
+
+// Now returns the simulated time.
+func (e *Engine) Now() float64 { return e.now }
+
+// Active returns the number of flows added and not yet done.
+func (e *Engine) Active() int { return e.active }
+
+// Add adds flow f (f.Deps must be empty) and returns its ref. It starts
+// at max(f.Start, now) or, if it depends on flows in after, at the latest
+// of that and their completions + f.Delay. A flow of after that has
+// already completed counts as completing now; one reported never to
+// complete makes f never start. after may name only flows added before.
+func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
+	if len(f.Deps) > 0 {
+		return 0, fmt.Errorf("dynamic add deps: %v is not allowed: an added flow names its dependencies in after", f.Deps)
+	}
+	if err := checkFields(e.servers, "dynamic add", f); err != nil {
+		return 0, err
+	}
+	if err := e.solver.CheckClass(f.Class); err != nil {
+		return 0, fmt.Errorf("dynamic add: %w", err)
+	}
+	ready := max(f.Start, e.now)
+	waiting, never := int32(0), false
+	for k, d := range after {
+		ds, dg := d.slot(), d.gen()
+		if ds < 0 || int(ds) >= len(e.slots) || dg == 0 || dg > e.slots[ds].gen {
+			return 0, fmt.Errorf("dynamic add after[%d]: %d is not allowed: must be a flow added before", k, d)
+		}
+		o := &e.slots[ds]
+		switch {
+		case dg < o.gen || o.state == stFree:
+			ready = max(ready, e.now+f.Delay)
+		case o.state == stNever:
+			never = true
+		default:
+			waiting++
+		}
+	}
+	id := e.allocSlot()
+	p := e.allocPend()
+	e.pend[p] = pending{src: f.Src, dst: f.Dst, size: f.Size, delay: f.Delay, rateCap: f.RateCap, waiting: waiting, class: f.Class}
+	s := &e.slots[id]
+	s.tag, s.start, s.after, s.x, s.state = f.Tag, ready, -1, p, stWaiting
+	ref := makeRef(id, s.gen)
+	if waiting > 0 {
+		for _, d := range after {
+			if o := &e.slots[d.slot()]; d.gen() == o.gen && (o.state == stWaiting || o.state == stRunning) {
+				o.after = e.allocEdge(id, o.after)
+			}
+		}
+	}
+	e.stats.Flows++
+	e.active++
+	e.stats.MaxActive = max(e.stats.MaxActive, e.active)
+	switch {
+	case never:
+		e.slots[id].start = math.Inf(1)
+		e.doom(id)
+	case waiting == 0:
+		e.schedule(id, ready)
+	}
+	return ref, nil
+}
+
+// WakeAt asks for a call of the workload's Wake at time t (>= now).
+func (e *Engine) WakeAt(t float64) error {
+	if !(t >= e.now) || math.IsInf(t, 1) {
+		return fmt.Errorf("dynamic wake time: %v is not allowed: must be finite and at least now (%v)", t, e.now)
+	}
+	e.wakes.push(t)
+	return nil
+}
+
+// Stop ends the run once the current batch of events is processed:
+// flows still active then are left as they are (not reported), and
+// pending wake-ups are dropped.
+func (e *Engine) Stop() { e.stop = true }
+
+// Run runs the workload until no flow is left and no wake-up is pending,
+// or until the workload calls Stop.
+func (e *Engine) Run(w Workload) (Stats, error) {
+	if e.ran {
+		return e.stats, errors.New("dynamic engine: Run is not allowed twice")
+	}
+	e.ran, e.w = true, w
+	e.call(w.Init(e))
+	e.drain()
+	for e.err == nil && !e.stop {
+		t, ok := e.next()
+		if !ok {
+			break
+		}
+		e.batch(t)
+	}
+	if e.err == nil && !e.stop && e.active > 0 {
+		e.err = fmt.Errorf("dynamic engine: %d flows neither completed nor reported", e.active)
+	}
+	return e.stats, e.err
+}
+
+// next returns the time of the earliest pending event.
+func (e *Engine) next() (float64, bool) {
+	if e.readyAt < len(e.ready) {
+		return e.now, true
+	}
+	t := math.Inf(1)
+	if e.buckets.Len() > 0 {
+		_, t = e.buckets.Min()
+	}
+	if e.starts.Len() > 0 {
+		_, st := e.starts.Min()
+		t = min(t, st)
+	}
+	if e.wakes.len() > 0 {
+		t = min(t, e.wakes.min())
+	}
+	return t, !math.IsInf(t, 1)
+}
+
+// batch processes every event at time t — paths completing, then
+// wake-ups and flows becoming ready (including those the completions and
+// wake-ups add) until none is left at t — then re-solves the rates and
+// reschedules the paths whose rate changed.
+func (e *Engine) batch(t float64) {
+	e.now = t
+	e.stats.Batches++
+	for e.err == nil && e.buckets.Len() > 0 {
+		b, bt := e.buckets.Min()
+		if bt != t {
+			break
+		}
+		e.buckets.Pop()
+		sid := e.bhead[b]
+		e.freeB = append(e.freeB, b)
+		for sid >= 0 && e.err == nil {
+			next := e.subs[sid].next
+			e.subs[sid].bucket = -1
+			e.finishSub(maxmin.FlowID(sid))
+			sid = next
+		}
+	}
+	for e.err == nil {
+		switch {
+		case e.wakes.len() > 0 && e.wakes.min() == t:
+			e.wakes.pop()
+			e.call(e.w.Wake(e))
+			e.drain()
+		case e.startsAt(t):
+			i, _ := e.starts.Pop()
+			e.ready = append(e.ready, i)
+		case e.readyAt < len(e.ready):
+			i := e.ready[e.readyAt]
+			e.readyAt++
+			e.start(i)
+			e.drain()
+		default:
+			e.ready, e.readyAt = e.ready[:0], 0
+			e.solve()
+			return
+		}
+	}
+}
+
+// startsAt reports whether a waiting flow becomes ready at t.
+func (e *Engine) startsAt(t float64) bool {
+	if e.starts.Len() == 0 {
+		return false
+	}
+	_, st := e.starts.Min()
+	return st == t
+}
+
+func (e *Engine) call(err error) {
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+}
+
+// schedule makes waiting flow i ready at t.
+func (e *Engine) schedule(i int32, t float64) {
+	if t <= e.now {
+		e.ready = append(e.ready, i)
+	} else {
+		e.starts.Set(i, t)
+	}
+}
+
+// start routes flow i and adds its paths to the solver.
+func (e *Engine) start(i int32) {
+	s := &e.slots[i]
+	p := e.pend[s.x]
+	e.freePend = append(e.freePend, s.x)
+	s.start, s.x, s.state = e.now, 0, stRunning
+	if p.size == 0 || p.src == p.dst {
+		e.complete(i)
+		return
+	}
+	e.cur, e.curSize, e.curCap, e.curClass = i, p.size, p.rateCap, p.class
+	err := e.r.Route(p.src, p.dst, e.onPathF)
+	switch {
+	case errors.Is(err, route.ErrNoPath):
+		e.doom(i)
+	case err != nil:
+		e.call(fmt.Errorf("dynamic flow (tag %d): %w", s.tag, err))
+	}
+}
+
+// onPath adds one path of the flow being started to the solver.
+func (e *Engine) onPath(links []int32, share float64) {
+	rc := maxmin.NoCap
+	if e.curCap > 0 {
+		rc = e.curCap * share
+	}
+	id, err := e.solver.AddClassFlow(links, rc, e.curClass)
+	if err != nil {
+		e.call(fmt.Errorf("dynamic flow (tag %d): %w", e.slots[e.cur].tag, err))
+		return
+	}
+	for int(id) >= len(e.subs) {
+		e.subs = append(e.subs, sub{})
+	}
+	e.subs[id] = sub{remaining: e.curSize * share, last: e.now, owner: e.cur, bucket: -1, next: -1, prev: -1}
+	e.slots[e.cur].x++
+}
+
+func (e *Engine) finishSub(id maxmin.FlowID) {
+	s := &e.subs[id]
+	s.remaining = 0
+	if err := e.solver.RemoveFlow(id); err != nil {
+		e.call(err)
+		return
+	}
+	o := s.owner
+	if e.slots[o].x--; e.slots[o].x == 0 {
+		e.complete(o)
+	}
+}
+
+// complete records flow i's completion, readies its dependants and tells
+// the workload.
+func (e *Engine) complete(i int32) {
+	for k := e.slots[i].after; k >= 0; {
+		j, next := e.edges[k].to, e.edges[k].next
+		e.freeEdgeAt(k)
+		k = next
+		if sj := &e.slots[j]; sj.state == stWaiting {
+			p := &e.pend[sj.x]
+			sj.start = max(sj.start, e.now+p.delay)
+			if p.waiting--; p.waiting == 0 {
+				e.schedule(j, sj.start)
+			}
+		}
+	}
+	s := &e.slots[i]
+	d := Done{Ref: makeRef(i, s.gen), Tag: s.tag, Start: s.start, Finish: e.now}
+	s.state, s.after = stFree, -1
+	e.freeSlot = append(e.freeSlot, i)
+	e.active--
+	e.stats.Completed++
+	e.stats.Makespan = e.now
+	e.call(e.w.FlowDone(e, d))
+}
+
+// doom marks flow i as never completing; drain reports it.
+func (e *Engine) doom(i int32) {
+	s := &e.slots[i]
+	if s.state == stWaiting {
+		e.freePend = append(e.freePend, s.x)
+	}
+	s.state = stNever
+	e.doomed = append(e.doomed, i)
+}
+
+// drain reports the doomed flows, dooming the flows waiting on them.
+func (e *Engine) drain() {
+	for e.err == nil && e.doomAt < len(e.doomed) {
+		i := e.doomed[e.doomAt]
+		e.doomAt++
+		for k := e.slots[i].after; k >= 0; {
+			j, next := e.edges[k].to, e.edges[k].next
+			e.freeEdgeAt(k)
+			k = next
+			if e.slots[j].state == stWaiting {
+				e.slots[j].start = math.Inf(1)
+				e.doom(j)
+			}
+		}
+		s := &e.slots[i]
+		s.after = -1
+		e.active--
+		e.stats.Unfinished++
+		e.call(e.w.FlowDone(e, Done{Ref: makeRef(i, s.gen), Tag: s.tag, Start: s.start, Finish: math.Inf(1)}))
+	}
+	if e.doomAt == len(e.doomed) {
+		e.doomed, e.doomAt = e.doomed[:0], 0
+	}
+}
+
+// solve re-solves the rates the batch's changes touched and reschedules
+// every path whose rate changed: its remaining size is brought up to now
+// at its old rate, and it joins the bucket of its new predicted
+// completion (paths rescheduled one after another with equal completion
+// times share a bucket). A path whose rate did not change keeps its
+// predicted completion.
+func (e *Engine) solve() {
+	changed := e.solver.Solve()
+	prev := e.solver.Previous()
+	e.stats.Resolved += int64(e.solver.Recomputed())
+	e.stats.Changed += int64(len(changed))
+	lastB, lastT := int32(-1), 0.0
+	for i, id := range changed {
+		s := &e.subs[id]
+		s.remaining = max(s.remaining-prev[i]*(e.now-s.last), 0)
+		s.last = e.now
+		rate := e.solver.Rate(id)
+		e.unlink(int32(id))
+		if rate > 0 {
+			t := e.now + s.remaining/rate
+			if lastB < 0 || t != lastT {
+				lastB, lastT = e.newBucket(t), t
+			}
+			e.link(int32(id), lastB)
+		}
+	}
+}
+
+func (e *Engine) newBucket(t float64) int32 {
+	var b int32
+	if n := len(e.freeB); n > 0 {
+		b = e.freeB[n-1]
+		e.freeB = e.freeB[:n-1]
+	} else {
+		b = int32(len(e.bhead))
+		e.bhead = append(e.bhead, -1)
+		e.btail = append(e.btail, -1)
+	}
+	e.bhead[b], e.btail[b] = -1, -1
+	e.buckets.Set(b, t)
+	return b
+}
+
+// link appends sub id to bucket b.
+func (e *Engine) link(id, b int32) {
+	s := &e.subs[id]
+	s.bucket, s.next, s.prev = b, -1, e.btail[b]
+	if s.prev >= 0 {
+		e.subs[s.prev].next = id
+	} else {
+		e.bhead[b] = id
+	}
+	e.btail[b] = id
+}
+
+// unlink takes sub id out of its bucket, dropping the bucket if empty.
+func (e *Engine) unlink(id int32) {
+	s := &e.subs[id]
+	b := s.bucket
+	if b < 0 {
+		return
+	}
+	if s.prev >= 0 {
+		e.subs[s.prev].next = s.next
+	} else {
+		e.bhead[b] = s.next
+	}
+	if s.next >= 0 {
+		e.subs[s.next].prev = s.prev
+	} else {
+		e.btail[b] = s.prev
+	}
+	s.bucket, s.next, s.prev = -1, -1, -1
+	if e.bhead[b] < 0 {
+		e.buckets.Remove(b)
+		e.freeB = append(e.freeB, b)
+	}
+}
+
+func (e *Engine) allocSlot() int32 {
+	var i int32
+	if n := len(e.freeSlot); n > 0 {
+		i = e.freeSlot[n-1]
+		e.freeSlot = e.freeSlot[:n-1]
+	} else {
+		i = int32(len(e.slots))
+		e.slots = append(e.slots, slot{})
+	}
+	e.slots[i].gen++
+	return i
+}
+
+func (e *Engine) allocPend() int32 {
+	if n := len(e.freePend); n > 0 {
+		p := e.freePend[n-1]
+		e.freePend = e.freePend[:n-1]
+		return p
+	}
+	e.pend = append(e.pend, pending{})
+	return int32(len(e.pend) - 1)
+}
+
+func (e *Engine) allocEdge(to, next int32) int32 {
+	if k := e.freeEdge; k >= 0 {
+		e.freeEdge = e.edges[k].next
+		e.edges[k] = edge{to, next}
+		return k
+	}
+	e.edges = append(e.edges, edge{to, next})
+	return int32(len(e.edges) - 1)
+}
+
+func (e *Engine) freeEdgeAt(k int32) {
+	e.edges[k].next = e.freeEdge
+	e.freeEdge = k
+}
+
+// timeHeap is a binary min-heap of wake-up times.
+type timeHeap []float64
+
+func (h timeHeap) len() int     { return len(h) }
+func (h timeHeap) min() float64 { return h[0] }
+func (h *timeHeap) push(t float64) {
+	*h = append(*h, t)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if a[p] <= a[i] {
+			break
+		}
+		a[p], a[i] = a[i], a[p]
+		i = p
+	}
+}
+
+func (h *timeHeap) pop() {
+	a := *h
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && a[l] < a[m] {
+			m = l
+		}
+		if l+1 < n && a[l+1] < a[m] {
+			m = l + 1
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+}

@@ -1,0 +1,262 @@
+package dynamic
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/route"
+)
+
+// funcs is a Workload made of functions; nil ones do nothing.
+type funcs struct {
+	init func(*Engine) error
+	done func(*Engine, Done) error
+	wake func(*Engine) error
+}
+
+func (w funcs) Init(e *Engine) error {
+	if w.init == nil {
+		return nil
+	}
+	return w.init(e)
+}
+
+func (w funcs) FlowDone(e *Engine, d Done) error {
+	if w.done == nil {
+		return nil
+	}
+	return w.done(e, d)
+}
+
+func (w funcs) Wake(e *Engine) error {
+	if w.wake == nil {
+		return nil
+	}
+	return w.wake(e)
+}
+
+func newEngine(t *testing.T, r route.Router) *Engine {
+	t.Helper()
+	e, err := New(r, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func mustAdd(t *testing.T, e *Engine, f Flow, after ...Ref) Ref {
+	t.Helper()
+	ref, err := e.Add(f, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+// record collects Done reports by tag, as "tag@start-finish".
+type record struct{ log []string }
+
+func (r *record) done(_ *Engine, d Done) error {
+	r.log = append(r.log, fmt.Sprintf("%d@%g-%g", d.Tag, d.Start, d.Finish))
+	return nil
+}
+
+func (r *record) String() string { return strings.Join(r.log, " ") }
+
+// TestOnlineChain: TestDependencyAndDelay's flows, with C added by the
+// workload when A completes (at 2), after A with delay 0.5: a dependency
+// that has just completed counts as completing now, so C starts at 2.5
+// and the times are those of the list form: A 2, C 4.5, B 5.
+func TestOnlineChain(t *testing.T) {
+	e := newEngine(t, ring(t, 1))
+	var rec record
+	st, err := e.Run(funcs{
+		init: func(e *Engine) error {
+			mustAdd(t, e, Flow{Src: 0, Dst: 1, Size: 1, Tag: 0})
+			mustAdd(t, e, Flow{Src: 0, Dst: 2, Size: 3, Tag: 1})
+			return nil
+		},
+		done: func(e *Engine, d Done) error {
+			rec.done(e, d)
+			if d.Tag == 0 {
+				mustAdd(t, e, Flow{Src: 1, Dst: 2, Size: 1, Delay: 0.5, Tag: 2}, d.Ref)
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rec.String(), "0@0-2 2@2.5-4.5 1@0-5"; got != want {
+		t.Errorf("done %s, want %s", got, want)
+	}
+	if st.Flows != 3 || st.Completed != 3 || st.Unfinished != 0 || st.Makespan != 5 || st.MaxActive != 2 || st.Batches != 5 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestWake: a wake-up at 1.5 adds a flow whose Start (0) has passed: it
+// starts at 1.5 and, alone, completes at 2.5. A wake-up at A's completion
+// time (1) comes after the completion is reported.
+func TestWake(t *testing.T) {
+	e := newEngine(t, ring(t, 1))
+	var rec record
+	wakes := 0
+	_, err := e.Run(funcs{
+		init: func(e *Engine) error {
+			mustAdd(t, e, Flow{Src: 0, Dst: 1, Size: 1, Tag: 0})
+			if err := e.WakeAt(1.5); err != nil {
+				return err
+			}
+			return e.WakeAt(1)
+		},
+		done: rec.done,
+		wake: func(e *Engine) error {
+			wakes++
+			rec.log = append(rec.log, fmt.Sprintf("wake@%g", e.Now()))
+			if e.Now() == 1.5 {
+				mustAdd(t, e, Flow{Src: 0, Dst: 1, Size: 1, Tag: 1})
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rec.String(), "0@0-1 wake@1 wake@1.5 1@1.5-2.5"; got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+}
+
+// TestAfterPending: B is added after A while A runs (size 2, alone: done
+// at 2); with delay 1 B starts at 3. D depends on A twice and on B.
+func TestAfterPending(t *testing.T) {
+	e := newEngine(t, ring(t, 1))
+	var rec record
+	_, err := e.Run(funcs{
+		init: func(e *Engine) error {
+			a := mustAdd(t, e, Flow{Src: 0, Dst: 1, Size: 2, Tag: 0})
+			b := mustAdd(t, e, Flow{Src: 2, Dst: 3, Size: 1, Delay: 1, Tag: 1}, a)
+			mustAdd(t, e, Flow{Src: 3, Dst: 0, Size: 0, Tag: 2}, a, b, a)
+			return nil
+		},
+		done: rec.done,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rec.String(), "0@0-2 1@3-4 2@4-4"; got != want {
+		t.Errorf("done %s, want %s", got, want)
+	}
+}
+
+// TestNeverCompletes: A's destination is unreachable (Done at its start,
+// 0, with Finish +Inf); B, waiting on A, never starts; C, added after A
+// once A is reported, never starts either; D runs.
+func TestNeverCompletes(t *testing.T) {
+	g, err := graph.New(3, 2, []graph.Link{
+		{From: 0, To: 3, Capacity: 1}, {From: 3, To: 0, Capacity: 1}, {From: 1, To: 3, Capacity: 1},
+		{From: 3, To: 1, Capacity: 1}, {From: 2, To: 4, Capacity: 1}, {From: 4, To: 2, Capacity: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := route.NewECMP(g, 1)
+	e := newEngine(t, r)
+	var rec record
+	st, err := e.Run(funcs{
+		init: func(e *Engine) error {
+			a := mustAdd(t, e, Flow{Src: 0, Dst: 2, Size: 1, Tag: 0})
+			mustAdd(t, e, Flow{Src: 0, Dst: 1, Size: 1, Tag: 1}, a)
+			mustAdd(t, e, Flow{Src: 1, Dst: 0, Size: 2, Tag: 3})
+			return nil
+		},
+		done: func(e *Engine, d Done) error {
+			rec.done(e, d)
+			if d.Tag == 0 {
+				mustAdd(t, e, Flow{Src: 1, Dst: 0, Size: 1, Tag: 2}, d.Ref)
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rec.String(), "0@0-+Inf 1@+Inf-+Inf 2@+Inf-+Inf 3@0-2"; got != want {
+		t.Errorf("done %s, want %s", got, want)
+	}
+	if st.Unfinished != 3 || st.Completed != 1 || st.Makespan != 2 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestSlotsReused: a closed loop of 10,000 flows, never more than two at
+// a time, keeps two slots and at most four solver flows (a removed
+// solver flow's id is reused from the next solve on).
+func TestSlotsReused(t *testing.T) {
+	e := newEngine(t, ring(t, 1))
+	n := 0
+	add := func(e *Engine) {
+		n++
+		mustAdd(t, e, Flow{Src: int32(n % 4), Dst: int32((n + 1) % 4), Size: float64(1 + n%3)})
+	}
+	st, err := e.Run(funcs{
+		init: func(e *Engine) error { add(e); add(e); return nil },
+		done: func(e *Engine, d Done) error {
+			if n < 10000 {
+				add(e)
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Completed != 10000 || st.MaxActive != 2 || len(e.slots) != 2 || len(e.subs) > 4 || len(e.pend) > 2 {
+		t.Errorf("stats %+v, %d slots, %d subs, %d pending records", st, len(e.slots), len(e.subs), len(e.pend))
+	}
+}
+
+func TestAddErrors(t *testing.T) {
+	e := newEngine(t, ring(t, 1))
+	a := mustAdd(t, e, Flow{Src: 0, Dst: 1, Size: 1})
+	for _, c := range []struct {
+		f     Flow
+		after []Ref
+		want  string
+	}{
+		{Flow{Src: 0, Dst: 9}, nil, "dynamic add dst: 9 is not allowed: must be a server, in [0, 4)"},
+		{Flow{Src: 0, Dst: 1, Size: math.NaN()}, nil, "dynamic add size: NaN is not allowed"},
+		{Flow{Src: 0, Dst: 1, Deps: []int{0}}, nil, "dynamic add deps: [0] is not allowed: an added flow names its dependencies in after"},
+		{Flow{Src: 0, Dst: 1}, []Ref{a + 1}, "dynamic add after[0]: 4294967297 is not allowed: must be a flow added before"},
+		{Flow{Src: 0, Dst: 1}, []Ref{a, a + 1<<32}, "dynamic add after[1]"},
+		{Flow{Src: 0, Dst: 1}, []Ref{-1}, "dynamic add after[0]: -1 is not allowed"},
+	} {
+		if _, err := e.Add(c.f, c.after); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v after %v: %v, want %q", c.f, c.after, err, c.want)
+		}
+	}
+	if err := e.WakeAt(math.Inf(1)); err == nil {
+		t.Errorf("wake at +Inf: no error")
+	}
+	boom := errors.New("boom")
+	if _, err := e.Run(funcs{done: func(*Engine, Done) error { return boom }}); !errors.Is(err, boom) {
+		t.Errorf("a workload error: %v", err)
+	}
+	if _, err := e.Run(funcs{}); err == nil {
+		t.Errorf("a second Run: no error")
+	}
+	e = newEngine(t, ring(t, 1))
+	if _, err := e.Run(funcs{init: func(e *Engine) error {
+		if err := e.WakeAt(1); err != nil {
+			return err
+		}
+		return nil
+	}, wake: func(e *Engine) error { return e.WakeAt(0.5) }}); err == nil || !strings.Contains(err.Error(), "dynamic wake time: 0.5 is not allowed: must be finite and at least now (1)") {
+		t.Errorf("a wake-up in the past: %v", err)
+	}
+}
