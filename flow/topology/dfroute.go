@@ -13,7 +13,8 @@ import (
 // intermediate group, then minimal to the destination), the flow split
 // evenly over several intermediate groups.
 
-// MinimalRouter routes every flow of d on its one minimal path.
+// MinimalRouter routes every flow of d on its one minimal path (a
+// route.SinglePath).
 func (d *Dragonfly) MinimalRouter() route.Router { return &dfRouter{d: d} }
 
 // ValiantRouter routes a flow between routers of different groups over
@@ -24,8 +25,19 @@ func (d *Dragonfly) ValiantRouter(groups int) (route.Router, error) {
 	if groups < 1 || groups > d.G-2 {
 		return nil, fmt.Errorf("dragonfly valiant groups: %d is not allowed: must be in [1, %d] (groups − 2)", groups, d.G-2)
 	}
-	return &dfRouter{d: d, valiant: groups}, nil
+	return valiantRouter{&dfRouter{d: d, valiant: groups}}, nil
 }
+
+// valiantRouter hides dfRouter's AppendPath: a Valiant flow has several
+// paths, so it must not pass for a route.SinglePath.
+type valiantRouter struct{ r *dfRouter }
+
+func (v valiantRouter) Name() string        { return v.r.Name() }
+func (v valiantRouter) Graph() *graph.Graph { return v.r.Graph() }
+func (v valiantRouter) Clone() route.Router {
+	return valiantRouter{v.r.Clone().(*dfRouter)}
+}
+func (v valiantRouter) Route(src, dst int32, fn route.PathFunc) error { return v.r.Route(src, dst, fn) }
 
 type dfRouter struct {
 	d       *Dragonfly

@@ -421,6 +421,14 @@ func TestDragonflyRouting(t *testing.T) {
 			}
 		}
 	}
+	if _, single := any(minimalOf(t)).(route.SinglePath); !single {
+		t.Error("minimal routing does not offer its single path")
+	}
+	if v, _ := minimalDragonfly(t).ValiantRouter(2); v != nil {
+		if _, single := v.(route.SinglePath); single {
+			t.Error("Valiant routing passes for single-path: an engine would route its flows minimally")
+		}
+	}
 	d, _ := NewDragonfly(2, 1, 1, DragonflyAbsolute, 1)
 	if _, err := d.ValiantRouter(2); err == nil || !strings.Contains(err.Error(), "dragonfly valiant groups: 2 is not allowed: must be in [1, 1]") {
 		t.Errorf("valiant over too many groups: %v", err)
@@ -482,3 +490,14 @@ func TestXGFTDModK(t *testing.T) {
 		t.Errorf("XGFT d-mod-k loads differ from the 4-ary 3-tree's: max %v/%v, hops %v/%v", a.MaxLoad, b.MaxLoad, a.MeanHops, b.MeanHops)
 	}
 }
+
+func minimalDragonfly(t *testing.T) *Dragonfly {
+	t.Helper()
+	d, err := NewDragonfly(4, 2, 2, DragonflyAbsolute, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func minimalOf(t *testing.T) route.Router { return minimalDragonfly(t).MinimalRouter() }
