@@ -28,7 +28,9 @@ const MaxAllPaths = 1 << 16
 // node v from a node one step closer to the source, in id order, take the
 // first whose cumulative count[u] exceeds r, subtract the counts skipped,
 // and continue from u. With P paths asked of T, paths number
-// floor((j+0.5)·T/P) for j in [0, P) are taken: all of them when P = T.
+// floor((j+0.5)·T/P) for j in [0, P) are taken, all of them when P = T;
+// when several are taken of more, floor(j·T/P) + o instead, o a hash of
+// the flow's ends below floor(T/P), so that flows spread over all paths.
 //
 // Cost: the search, O(nodes + links), runs once per distinct source and is
 // kept for the next flow from the same source (engines route flows source
@@ -105,12 +107,33 @@ func (r *ECMP) Route(src, dst int32, fn PathFunc) error {
 	}
 	path := r.buf[:n]
 	share := 1 / float64(p)
+	// With fewer paths than there are, each flow starts its evenly spaced
+	// picks at its own offset within the first gap (a hash of its ends,
+	// as a switch hashes a flow onto its ECMP group): flows between
+	// different ends spread over all the paths instead of all taking the
+	// same P.
+	off := 0.0
+	if stride := math.Floor(total / float64(p)); p > 1 && stride > 1 {
+		off = float64(mix64(uint64(uint32(src))<<32|uint64(uint32(dst))) % uint64(stride))
+	}
 	for j := range p {
-		rank := math.Floor((float64(j) + 0.5) * total / float64(p))
-		r.unrank(src, dst, rank, path)
+		rank := math.Floor(float64(j)*total/float64(p)) + off
+		if p == 1 || off == 0 {
+			rank = math.Floor((float64(j) + 0.5) * total / float64(p))
+		}
+		r.unrank(src, dst, math.Min(rank, total-1), path)
 		fn(path, share)
 	}
 	return nil
+}
+
+// mix64 is splitmix64's finalizer: a well-spread hash of x.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // search runs the breadth-first search from src unless it is the last one.
