@@ -71,7 +71,8 @@ type flowFlags struct {
 	probability, mean, flowSize, phaseDelay     float64
 	capacity, failFraction                      float64
 	failCount, allpathD                         int
-	app                                         string
+	app, policy                                 string
+	shares                                      []float64
 	tasks, iterations                           int
 	compute                                     float64
 	seed                                        uint64
@@ -110,6 +111,8 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.Float64Var(&f.flowSize, "flow-size", 0, "every flow's size, in capacity × time units (default 1)")
 		fl.IntVar(&f.phaseFlows, "phase-flows", 0, "flows a causality phase: a phase starts when the previous one completed (0: one phase)")
 		fl.Float64Var(&f.phaseDelay, "phase-delay", 0, "time between a phase's completion and the next phase's start")
+		fl.StringVar(&f.policy, "policy", "", "link sharing among traffic classes: np (default), ba (with --shares), fp")
+		fl.Float64SliceVar(&f.shares, "shares", nil, "ba: each class's guaranteed share of every link, e.g. 0.75,0.25")
 		fl.StringVar(&f.app, "app", "", "run an application instead of the pattern ("+strings.Join(workload.AppKinds(), ", ")+"); --flow-size is its flows' size")
 		fl.IntVar(&f.tasks, "tasks", 0, "--app: tasks, on servers 0..tasks-1 (default: every server)")
 		fl.IntVar(&f.iterations, "iterations", 0, "--app: time steps, sweeps, rounds (default 1)")
@@ -175,6 +178,12 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	}
 	if set("seed") {
 		cfg.Seed = f.seed
+	}
+	if set("policy") {
+		cfg.Dynamic.Policy = f.policy
+	}
+	if set("shares") {
+		cfg.Dynamic.Shares = f.shares
 	}
 	if set("app") {
 		cfg.App.Kind = f.app
@@ -340,8 +349,16 @@ func runDynamic(net *spec.Network, pat static.Pattern, cfg spec.Config, res *flo
 	}
 	var flows []dynamic.Flow
 	var barriers []int
-	var err error
-	if a := cfg.App; a.Kind != "" {
+	policy, err := d.PolicyOf()
+	if err != nil {
+		return badInput(err)
+	}
+	if m := cfg.Markov; m.Tasks != 0 {
+		if m.Seed == 0 {
+			m.Seed = cfg.Seed
+		}
+		flows, _, err = m.Flows(net.Graph.NumServers())
+	} else if a := cfg.App; a.Kind != "" {
 		if a.Tasks == 0 {
 			a.Tasks = net.Graph.NumServers()
 		}
@@ -361,7 +378,7 @@ func runDynamic(net *spec.Network, pat static.Pattern, cfg spec.Config, res *flo
 	if err != nil {
 		return badInput(err)
 	}
-	r, err := dynamic.Run(net.Router, flows)
+	r, err := dynamic.RunWith(net.Router, flows, dynamic.Options{Policy: policy})
 	if err != nil {
 		return badInput(err)
 	}

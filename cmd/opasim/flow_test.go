@@ -85,6 +85,8 @@ func TestFlowBadInput(t *testing.T) {
 		{"preset and kind", []string{"flow", "static", "--config", write("pk.yaml", "topology:\n  preset: tree-8ary-2\n  kind: mesh\n")}, []string{`topology.kind: "mesh" is not allowed with topology.preset`}},
 		{"failures and d-mod-k", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-count", "3", "--routing", "dmodk"}, []string{`routing.name: "dmodk" is not allowed with failed cables`}},
 		{"count and fraction", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-count", "3", "--fail-fraction", "0.1"}, []string{"topology.fail_count: 3 is not allowed with topology.fail_fraction 0.1"}},
+		{"ba without shares", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--policy", "ba"}, []string{"dynamic.shares: [] is not allowed with policy ba"}},
+		{"unknown policy", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--policy", "wfq"}, []string{`dynamic.policy: "wfq" is not allowed: must be one of np, ba, fp`}},
 		{"fraction above 1", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-fraction", "1.5"}, []string{"topology.fail_fraction: 1.5 is not allowed: must be in [0, 1]"}},
 	} {
 		expectRefused(t, c.name, c.args, c.want)

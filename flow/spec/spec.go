@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/maxmin"
 	"github.com/opasim/opasim/flow/route"
 	"github.com/opasim/opasim/flow/topology"
 	"github.com/opasim/opasim/flow/workload"
@@ -29,6 +30,9 @@ type Config struct {
 	// App, if its kind is set, is what the dynamic engine runs instead of
 	// the pattern: an application's causal flows, task i on server i.
 	App workload.App `yaml:"app" json:"app,omitempty"`
+	// Markov, if its tasks are set, is what the dynamic engine runs: the
+	// Markov-chain application model.
+	Markov workload.Markov `yaml:"markov" json:"markov,omitempty"`
 }
 
 // Topology kinds.
@@ -110,6 +114,28 @@ type Dynamic struct {
 	FlowSize   float64 `yaml:"flow_size" json:"flow_size"`
 	PhaseFlows int     `yaml:"phase_flows" json:"phase_flows"`
 	PhaseDelay float64 `yaml:"phase_delay" json:"phase_delay"`
+	// Policy is how links share among traffic classes (seed 001 Fig. 1):
+	// np (max-min over all flows, the default), ba (class c guaranteed
+	// shares[c] of every link) or fp (class 0 first). The Markov model's
+	// storage flows are class 1, everything else class 0.
+	Policy string    `yaml:"policy" json:"policy,omitempty"`
+	Shares []float64 `yaml:"shares" json:"shares,omitempty"`
+}
+
+// PolicyOf is the maxmin policy d names.
+func (d Dynamic) PolicyOf() (maxmin.Policy, error) {
+	switch d.Policy {
+	case "", "np":
+		return maxmin.Policy{Kind: maxmin.NP}, nil
+	case "ba":
+		if len(d.Shares) == 0 {
+			return maxmin.Policy{}, errors.New("dynamic.shares: [] is not allowed with policy ba: give each class's share, e.g. [0.75, 0.25]")
+		}
+		return maxmin.Policy{Kind: maxmin.BA, Shares: d.Shares}, nil
+	case "fp":
+		return maxmin.Policy{Kind: maxmin.FP}, nil
+	}
+	return maxmin.Policy{}, fmt.Errorf("dynamic.policy: %q is not allowed: must be one of np, ba, fp", d.Policy)
 }
 
 // preset is a named topology with the routing and pattern it is measured

@@ -28,26 +28,29 @@ var PhaseNames = [NumPhases]string{"init", "comp", "comm", "read", "write", "end
 
 // Markov is one application of the model.
 type Markov struct {
-	Tasks int // on servers 0..Tasks-1
+	Tasks int `yaml:"tasks" json:"tasks"` // on servers 0..Tasks-1
 	// Matrix[a][b] is the probability of going from phase a to phase b:
 	// every row sums to 1 and End goes only to End. (Seed 001 also asks
 	// the columns to sum to 1; no chain that reaches an absorbing End can
 	// have End's column sum to 1, so that condition is not applied.)
-	Matrix [NumPhases][NumPhases]float64
+	Matrix [NumPhases][NumPhases]float64 `yaml:"matrix" json:"matrix"`
 	// CompMean is the mean of the exponential computation time.
-	CompMean float64
+	CompMean float64 `yaml:"comp_mean" json:"comp_mean"`
 	// Comm is the pattern of a Comm phase among the tasks, of flows of
 	// CommSize.
-	Comm     Spec
-	CommSize float64
+	Comm     Spec    `yaml:"comm" json:"comm"`
+	CommSize float64 `yaml:"comm_size" json:"comm_size"`
 	// Storage are the servers storage flows go to and come from (task i
 	// uses Storage[i mod len]); ReadSize and WriteSize the flows' sizes.
-	Storage             []int32
-	ReadSize, WriteSize float64
+	// Storage flows are of class 1 (I/O), the others of class 0
+	// (application), for the dynamic engine's priority policies.
+	Storage   []int32 `yaml:"storage" json:"storage"`
+	ReadSize  float64 `yaml:"read_size" json:"read_size"`
+	WriteSize float64 `yaml:"write_size" json:"write_size"`
 	// MaxPhases bounds the phases drawn (End is forced after them; 0:
 	// 1,000).
-	MaxPhases int
-	Seed      uint64
+	MaxPhases int    `yaml:"max_phases" json:"max_phases"`
+	Seed      uint64 `yaml:"seed" json:"seed"`
 }
 
 // Check validates the model (rows summing to 1 within 1e-9, End
@@ -195,9 +198,9 @@ func (m *Markov) Flows(servers int) ([]dynamic.Flow, []int, error) {
 		case PhaseRead, PhaseWrite:
 			for t := 0; t < m.Tasks; t++ {
 				st := m.Storage[t%len(m.Storage)]
-				f := dynamic.Flow{Src: st, Dst: int32(t), Size: m.ReadSize, Deps: deps()}
+				f := dynamic.Flow{Src: st, Dst: int32(t), Size: m.ReadSize, Deps: deps(), Class: 1}
 				if ph == PhaseWrite {
-					f = dynamic.Flow{Src: int32(t), Dst: st, Size: m.WriteSize, Deps: deps()}
+					f = dynamic.Flow{Src: int32(t), Dst: st, Size: m.WriteSize, Deps: deps(), Class: 1}
 				}
 				flows = append(flows, f)
 			}
