@@ -70,3 +70,25 @@ func TestRunAllToAll(t *testing.T) {
 		t.Errorf("cancelled: %d points, %v", len(pts), err)
 	}
 }
+
+// TestRunApps, by hand: a 4×4 stencil (16 tasks, size 10, one step) on
+// the 4-ary 2-tree: each server sends 4 flows and receives 4, sharing its
+// link (40); the two a server sends off its leaf share 4 up links with the
+// leaf's other 6, never binding. So 40 with d-mod-k; multipath runs too
+// and cannot beat the server links.
+func TestRunApps(t *testing.T) {
+	topos := []Topo{{Name: "fat-tree", Topology: spec.Topology{Kind: spec.KindTree, K: 4, N: 2}, Multipath: &spec.Routing{Name: "ecmp", Paths: 4}}}
+	apps := []workload.App{{Kind: workload.Stencil2D, Tasks: 16, Size: 10}}
+	var seen int
+	pts, err := RunApps(context.Background(), topos, apps, 1, func(AppPoint) { seen++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 2 || seen != 2 || pts[0].Makespan != 40 || pts[0].Multipath || !pts[1].Multipath || pts[1].Makespan < 40 {
+		t.Errorf("points %+v", pts)
+	}
+	big := []workload.App{{Kind: workload.NBody, Tasks: 17, Size: 1}}
+	if _, err := RunApps(context.Background(), topos, big, 1, nil); err == nil || !strings.Contains(err.Error(), "needs 17 servers, the network has 16") {
+		t.Errorf("too many tasks: %v", err)
+	}
+}
