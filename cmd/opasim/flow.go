@@ -275,7 +275,7 @@ func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 	case "static":
 		err = runStatic(ctx, cmd.ErrOrStderr(), f.progress, net, pat, cfg, res)
 	default:
-		err = runDynamic(net, pat, cfg, res)
+		err = runDynamic(ctx, net, pat, cfg, res)
 	}
 	sig := stopped()
 	if err != nil {
@@ -341,7 +341,7 @@ func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *sp
 	return nil
 }
 
-func runDynamic(net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
+func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
 	d := cfg.Dynamic
 	phase := d.PhaseFlows
 	if phase == 0 {
@@ -378,10 +378,11 @@ func runDynamic(net *spec.Network, pat static.Pattern, cfg spec.Config, res *flo
 	if err != nil {
 		return badInput(err)
 	}
-	r, err := dynamic.RunWith(net.Router, flows, dynamic.Options{Policy: policy})
+	r, err := dynamic.RunWith(net.Router, flows, dynamic.Options{Policy: policy, Interrupt: func() bool { return ctx.Err() != nil }})
 	if err != nil {
 		return badInput(err)
 	}
+	res.Interrupted = r.Interrupted
 	sum := &dynamicSummary{Flows: len(flows) - len(barriers), Phases: len(barriers) + 1, Unfinished: r.Unfinished,
 		Makespan: r.Makespan, Batches: r.Batches, Resolved: r.Resolved}
 	h := fnv.New64a()
@@ -389,16 +390,17 @@ func runDynamic(net *spec.Network, pat static.Pattern, cfg spec.Config, res *flo
 	for _, b := range barriers {
 		isBarrier[b] = true
 	}
-	total := 0.0
+	total, done := 0.0, 0
 	for i := range flows {
 		hashFloat(h, r.Start[i])
 		hashFloat(h, r.Finish[i])
 		if !isBarrier[i] && !math.IsInf(r.Finish[i], 1) {
 			total += r.Finish[i] - r.Start[i]
+			done++
 		}
 	}
-	if sum.Flows > 0 {
-		sum.MeanCompletion = total / float64(sum.Flows)
+	if done > 0 {
+		sum.MeanCompletion = total / float64(done) // over the flows that completed
 	}
 	res.Dynamic, res.Digest = sum, fmt.Sprintf("%016x", h.Sum64())
 	return nil
@@ -433,6 +435,9 @@ func printFlow(w io.Writer, r *flowResults) {
 	if d := r.Dynamic; d != nil {
 		fmt.Fprintf(w, "dynamic: %d flows in %d phases, %d unfinished; makespan %.6g, mean flow completion %.6g; %d event times, %d rates recomputed\n",
 			d.Flows, d.Phases, d.Unfinished, d.Makespan, d.MeanCompletion, d.Batches, d.Resolved)
+		if r.Interrupted {
+			fmt.Fprintf(w, "INTERRUPTED at time %.6g: the figures above cover the flows completed by then\n", d.Makespan)
+		}
 	}
 	fmt.Fprintf(w, "digest %s\n", r.Digest)
 	fmt.Fprintf(w, "time       build %.2f s, run %.2f s, CPU %.2f s, max RSS %.0f MB\n", r.BuildSecs, r.RunSecs, r.CPUSecs, float64(r.MaxRSSBytes)/1e6)

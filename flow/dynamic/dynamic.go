@@ -78,6 +78,10 @@ type Result struct {
 	Batches    int   // distinct event timestamps processed
 	Resolved   int64 // flow rates recomputed by the solver, summed over batches
 	Changed    int64 // flow rates that changed, summed over batches
+	// Interrupted: Options.Interrupt ended the run at Makespan's batch;
+	// flows not completed by then have Finish +Inf but are not counted
+	// in Unfinished.
+	Interrupted bool
 }
 
 // Run simulates flows routed by r, sharing links max-min fairly, and
@@ -122,7 +126,7 @@ func RunWith(r route.Router, flows []Flow, opt Options) (*Result, error) {
 	}
 	res := w.res
 	res.Makespan, res.Unfinished = st.Makespan, int(st.Unfinished)
-	res.Batches, res.Resolved, res.Changed = st.Batches, st.Resolved, st.Changed
+	res.Batches, res.Resolved, res.Changed, res.Interrupted = st.Batches, st.Resolved, st.Changed, st.Interrupted
 	return res, nil
 }
 

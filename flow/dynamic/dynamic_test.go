@@ -231,3 +231,25 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInterrupt: a chain of three flows of size 1 interrupted after the
+// first batch in which a flow completed (time 1) reports the first flow
+// done, the others not, and says it was interrupted; without the
+// interrupt the chain ends at 3.
+func TestInterrupt(t *testing.T) {
+	r := ring(t, 1)
+	flows := []Flow{{Src: 0, Dst: 1, Size: 1}, {Src: 1, Dst: 2, Size: 1, Deps: []int{0}}, {Src: 2, Dst: 3, Size: 1, Deps: []int{1}}}
+	var stop bool
+	res, err := RunWith(r, flows, Options{Interrupt: func() bool { return stop }})
+	if err != nil || res.Interrupted || res.Makespan != 3 {
+		t.Fatalf("uninterrupted: %+v, %v", res, err)
+	}
+	batches := 0
+	res, err = RunWith(r, flows, Options{Interrupt: func() bool { batches++; return batches == 2 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Finish[0] != 1 || !math.IsInf(res.Finish[2], 1) || res.Unfinished != 0 {
+		t.Errorf("interrupted: finish %v, interrupted %t, unfinished %d", res.Finish, res.Interrupted, res.Unfinished)
+	}
+}

@@ -54,6 +54,9 @@ type Stats struct {
 	Changed    int64   // rates that changed, summed over batches (paths rescheduled)
 	MaxActive  int     // the most flows added and not yet done at one time
 	Makespan   float64 // the last completion (0 with none)
+	// Interrupted: Options.Interrupt ended the run; flows active then
+	// are neither completed nor unfinished.
+	Interrupted bool
 }
 
 // Flow states.
@@ -103,14 +106,15 @@ type sub struct {
 // Engine is the dynamic engine: it runs the flows a Workload adds.
 // Not safe for concurrent use; Run may be called once.
 type Engine struct {
-	r       route.Router
-	servers int32
-	solver  *maxmin.Solver
-	w       Workload
-	now     float64
-	ran     bool
-	stop    bool
-	err     error
+	interrupt func() bool // Options.Interrupt
+	r         route.Router
+	servers   int32
+	solver    *maxmin.Solver
+	w         Workload
+	now       float64
+	ran       bool
+	stop      bool
+	err       error
 
 	slots    []slot
 	freeSlot []int32
@@ -150,6 +154,11 @@ type Options struct {
 	// ComponentSolve re-solves whole touched components at every batch
 	// (maxmin.Solver.SetComponentSolve), for comparison.
 	ComponentSolve bool
+	// Interrupt, if set, is asked after every batch of events (from the
+	// goroutine running the engine); once it returns true the run ends
+	// as if the workload had called Stop: flows active then are left
+	// unfinished. For a signal to stop a long run.
+	Interrupt func() bool
 }
 
 // New returns an engine over r's network.
@@ -160,7 +169,7 @@ func New(r route.Router, opt Options) (*Engine, error) {
 		return nil, err
 	}
 	s.SetComponentSolve(opt.ComponentSolve)
-	e := &Engine{r: r, servers: int32(g.NumServers()), solver: s, freeEdge: -1}
+	e := &Engine{r: r, servers: int32(g.NumServers()), solver: s, freeEdge: -1, interrupt: opt.Interrupt}
 	e.onPathF = e.onPath
 	return e, nil
 }
@@ -258,6 +267,9 @@ func (e *Engine) Run(w Workload) (Stats, error) {
 			break
 		}
 		e.batch(t)
+		if e.interrupt != nil && e.interrupt() {
+			e.stop, e.stats.Interrupted = true, true
+		}
 	}
 	if e.err == nil && !e.stop && e.active > 0 {
 		e.err = fmt.Errorf("dynamic engine: %d flows neither completed nor reported", e.active)
