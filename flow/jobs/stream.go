@@ -1,13 +1,13 @@
 package jobs
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"strconv"
-	"strings"
+
+	"github.com/opasim/opasim/flow/internal/textfile"
 )
 
 // The job stream file: one job a line, '#' starts a comment:
@@ -23,24 +23,12 @@ const MaxStreamLine = 1024
 // ReadStream reads a job stream; name prefixes the errors, which give the
 // line.
 func ReadStream(r io.Reader, name string) ([]Job, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 256), MaxStreamLine)
 	var jobs []Job
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if i := strings.IndexByte(text, '#'); i >= 0 {
-			text = text[:i]
-		}
-		f := strings.Fields(text)
-		if len(f) == 0 {
-			continue
-		}
+	err := textfile.Fields(r, name, MaxStreamLine, func(line int, f []string) error {
 		if len(f) != 3 && len(f) != 4 {
-			return nil, fmt.Errorf("%s:%d: %d fields: a job is ARRIVAL SIZE RUNTIME [ESTIMATE]", name, line, len(f))
+			return fmt.Errorf("%s:%d: %d fields: a job is ARRIVAL SIZE RUNTIME [ESTIMATE]", name, line, len(f))
 		}
-		var j Job
+		j := Job{}
 		times := []struct {
 			field string
 			to    *float64
@@ -56,19 +44,20 @@ func ReadStream(r io.Reader, name string) ([]Job, error) {
 		for _, x := range times {
 			v, err := strconv.ParseFloat(x.text, 64)
 			if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s:%d: %s %q is not allowed: must be a number at least 0 and finite", name, line, x.field, x.text)
+				return fmt.Errorf("%s:%d: %s %q is not allowed: must be a number at least 0 and finite", name, line, x.field, x.text)
 			}
 			*x.to = v
 		}
 		size, err := strconv.Atoi(f[1])
 		if err != nil || size < 1 {
-			return nil, fmt.Errorf("%s:%d: size %q is not allowed: must be an integer at least 1", name, line, f[1])
+			return fmt.Errorf("%s:%d: size %q is not allowed: must be an integer at least 1", name, line, f[1])
 		}
 		j.Size = size
 		jobs = append(jobs, j)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w (lines are limited to %d bytes)", name, line+1, err, MaxStreamLine)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return jobs, nil
 }

@@ -1,0 +1,37 @@
+// Package textfile reads the flow engine's line-oriented input files
+// (graph files, job streams): whitespace-separated fields, '#' starting a
+// comment, blank lines skipped, lines of bounded length.
+package textfile
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Fields calls fn with the number (from 1) and the fields of every line of
+// r that has any, comments removed, and stops at fn's first error. A line
+// longer than maxLine bytes is an error naming name, the line and the
+// limit.
+func Fields(r io.Reader, name string, maxLine int, fn func(line int, f []string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 256), maxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		if f := strings.Fields(text); len(f) > 0 {
+			if err := fn(line, f); err != nil {
+				return err
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %w (lines are limited to %d bytes)", name, line+1, err, maxLine)
+	}
+	return nil
+}
