@@ -1,7 +1,8 @@
 package fabric
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/messages"
@@ -219,12 +220,7 @@ func (d *islipRequests) add(m *messages.Msg) { d.reqs = append(d.reqs, *m) }
 // request, and empties the list.
 func (d *islipRequests) take() ([]messages.Msg, []bool) {
 	rs := d.reqs
-	sort.Slice(rs, func(i, j int) bool {
-		if rs[i].Slot != rs[j].Slot {
-			return rs[i].Slot < rs[j].Slot
-		}
-		return rs[i].Tag < rs[j].Tag
-	})
+	slices.SortFunc(rs, func(a, b messages.Msg) int { return cmp.Or(cmp.Compare(a.Slot, b.Slot), cmp.Compare(a.Tag, b.Tag)) })
 	d.reqs = d.reqs[:0]
 	if cap(d.taken) < len(rs) {
 		d.taken = make([]bool, len(rs))
