@@ -107,9 +107,9 @@ func TestFlowAgreesWithCycleLevel(t *testing.T) {
 		{"tree shuffle", tree, "shuffle", bitPerm(workload.PerfectShuffle), treeRouter, 0},
 		{"tree uniform / all-to-all", tree, "uniform", static.AllToAll, treeRouter, 0},
 		{"torus neighbour", torus, "neighbour", shift, torusRouter, 0},
-		// Uniform on the torus saturates at 0.69 of the channel-load bound
-		// (measured; DOR with datelines splits each buffer's VLs between
-		// two SCs and the + and − directions; not isolated further).
+		// Uniform on the torus reaches 0.69 of the channel-load bound
+		// (measured; why is not isolated: DOR with datelines, splitting
+		// each buffer's VLs between two SCs, is one hypothesis).
 		{"torus uniform / all-to-all", torus, "uniform", static.AllToAll, torusRouter, 0.6},
 	}
 	for _, c := range cases {
