@@ -61,6 +61,11 @@ type benchOptions struct {
 	only    string
 	metrics bool
 	project bool
+	// inProcess runs every point in this process, as before whole-process
+	// timing: the ratios then compare in-process totals.
+	inProcess bool
+	// child is the exact scenario a child process runs once (hidden flag).
+	child string
 }
 
 // maxBenchProcs bounds --procs: far more than any machine's cores.
@@ -74,7 +79,10 @@ func newBenchCmd() *cobra.Command {
 		Short: "Measure simulated cycles/s and delivered flits/s on the reference scenarios",
 		Long: "Measure simulated cycles/s and delivered flits/s on the reference scenarios. The runs of a scenario\n" +
 			"alternate (every engine and GOMAXPROCS once, then again, --repeat times) and its rows, the medians,\n" +
-			"are printed when they are done. The default (10,000 cycles, 3 rounds) takes a few minutes on two cores.\n" +
+			"are printed when they are done. Each run is a process of its own (this binary, GOMAXPROCS set in its\n" +
+			"environment), timed from its start to its exit as a user waits for it; the ratios compare those\n" +
+			"times. --in-process runs them in this process instead (the ratios then compare build plus run).\n" +
+			"The default (10,000 cycles, 3 rounds) takes a few minutes on two cores.\n" +
 			"--project adds, from the per-window costs of the actor runs at GOMAXPROCS 1 and the most procs, the\n" +
 			"projected total time on 4, 8 and 16 workers. Ctrl-C stops after the current run.",
 		Args: noArgs,
@@ -86,6 +94,9 @@ func newBenchCmd() *cobra.Command {
 			o.engines = strings.Split(engines, ",")
 			if err := o.check(); err != nil {
 				return badInput(err)
+			}
+			if o.child != "" {
+				return benchChild(cmd.Context(), cmd.OutOrStdout(), o)
 			}
 			ctx, stopped := onSignals(cmd.Context())
 			err = bench(ctx, cmd.OutOrStdout(), o)
@@ -103,6 +114,9 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.only, "scenario", "", "run only the scenarios whose name contains this")
 	cmd.Flags().BoolVar(&o.metrics, "metrics", false, "run with the live metrics observer on (not served), to measure its cost")
 	cmd.Flags().BoolVar(&o.project, "project", false, "project the actor engine's time on 4, 8 and 16 workers (needs --procs with 1 and more)")
+	cmd.Flags().BoolVar(&o.inProcess, "in-process", false, "run every point in this process (no process start, GOMAXPROCS set at run time)")
+	cmd.Flags().StringVar(&o.child, "child", "", "run this scenario once and print its figures as JSON (used by bench itself)")
+	_ = cmd.Flags().MarkHidden("child")
 	return cmd
 }
 
@@ -119,7 +133,7 @@ func (o *benchOptions) check() error {
 			return fmt.Errorf("--engines: %q is not allowed: must be sequential or actors, separated by commas", e)
 		}
 	}
-	if o.project {
+	if o.project && o.child == "" {
 		if o.metrics {
 			return fmt.Errorf("--project and --metrics are not allowed together: each is an observer of the run")
 		}
@@ -129,10 +143,20 @@ func (o *benchOptions) check() error {
 	}
 	var names []string
 	for _, sc := range scenarios() {
-		if strings.Contains(sc.name, o.only) {
+		if o.child != "" {
+			if sc.name == o.child {
+				if len(o.engines) != 1 {
+					return fmt.Errorf("--child needs exactly one engine in --engines")
+				}
+				return nil
+			}
+		} else if strings.Contains(sc.name, o.only) {
 			return nil
 		}
 		names = append(names, sc.name)
+	}
+	if o.child != "" {
+		return fmt.Errorf("--child: %q is no scenario; the scenarios are: %s", o.child, strings.Join(names, "; "))
 	}
 	return fmt.Errorf("--scenario: %q matches no scenario; the scenarios are: %s", o.only, strings.Join(names, "; "))
 }
@@ -151,10 +175,10 @@ func parseProcs(s string) ([]int, error) {
 
 // benchRow is the format of a row of `opasim bench`: fixed widths, so each
 // row can be printed as soon as its runs finish.
-const benchRow = "%-30s %-10s %10s %12s %12s %8s %8s  %-16s\n"
+const benchRow = "%-30s %-10s %10s %12s %12s %8s %8s %9s  %-16s\n"
 
 func bench(ctx context.Context, w io.Writer, o benchOptions) error {
-	fmt.Fprintf(w, benchRow, "scenario", "engine", "GOMAXPROCS", "cycles/s", "flits/s", "run s", "total s", "digest")
+	fmt.Fprintf(w, benchRow, "scenario", "engine", "GOMAXPROCS", "cycles/s", "flits/s", "run s", "total s", "process s", "digest")
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, sc := range scenarios() {
 		if !strings.Contains(sc.name, o.only) {
@@ -169,8 +193,14 @@ func bench(ctx context.Context, w io.Writer, o benchOptions) error {
 		runs := map[benchPoint][]benchRun{}
 		for i := 0; i < o.repeat; i++ {
 			for _, pt := range points {
-				runtime.GOMAXPROCS(pt.procs)
-				r, err := benchOnce(ctx, sc, pt.engine, o)
+				var r benchRun
+				var err error
+				if o.inProcess {
+					runtime.GOMAXPROCS(pt.procs)
+					r, err = benchOnce(ctx, sc, pt.engine, o)
+				} else {
+					r, err = benchProcess(ctx, sc, pt, o)
+				}
 				if err != nil || ctx.Err() != nil {
 					return err
 				}
@@ -183,7 +213,7 @@ func bench(ctx context.Context, w io.Writer, o benchOptions) error {
 			medians[pt] = r
 			fmt.Fprintf(w, benchRow, sc.name, pt.engine, strconv.Itoa(pt.procs), fmt.Sprintf("%.0f", r.res.CyclesPerSecond),
 				fmt.Sprintf("%.0f", r.res.FlitsPerSecond), fmt.Sprintf("%.2f", r.res.WallSeconds),
-				fmt.Sprintf("%.2f", r.total.Seconds()), r.res.Digest)
+				fmt.Sprintf("%.2f", r.total.Seconds()), processColumn(r), r.res.Digest)
 		}
 		printRatios(w, medians, o.procs)
 		if o.project {
@@ -191,8 +221,8 @@ func bench(ctx context.Context, w io.Writer, o benchOptions) error {
 			if m := am.res.Partitions; m < 2 {
 				fmt.Fprintf(w, "%-30s no projection: the actor engine ran this network on one partition\n", "")
 			} else {
-				newProjection(a1.proj, a1.run(), am.proj, am.run(), m, am.total-am.run(),
-					medians[benchPoint{"sequential", 1}].total).print(w)
+				newProjection(a1.proj, a1.run(), am.proj, am.run(), m, am.whole()-am.run(),
+					medians[benchPoint{"sequential", 1}].whole()).print(w)
 			}
 		}
 	}
@@ -205,11 +235,12 @@ type benchPoint struct {
 	procs  int
 }
 
-// printRatios prints the actors/sequential ratios of total time of a
-// scenario: at each GOMAXPROCS, and actors at the most procs against
-// sequential at one (what the cores buy).
+// printRatios prints the actors/sequential ratios of a scenario's times
+// (whole process, or in-process totals with --in-process): at each
+// GOMAXPROCS, and actors at the most procs against sequential at one (what
+// the cores buy).
 func printRatios(w io.Writer, medians map[benchPoint]benchRun, procs []int) {
-	total := func(e string, p int) float64 { return medians[benchPoint{e, p}].total.Seconds() }
+	total := func(e string, p int) float64 { return medians[benchPoint{e, p}].whole().Seconds() }
 	var parts []string
 	for _, p := range procs {
 		a, s := total("actors", p), total("sequential", p)
@@ -222,7 +253,13 @@ func printRatios(w io.Writer, medians map[benchPoint]benchRun, procs []int) {
 		parts = append(parts, fmt.Sprintf("actors at %d / sequential at 1: %.2f", most, a/s))
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(w, "%-30s actors/sequential total time: %s\n", "", strings.Join(parts, "; "))
+		what := "process time"
+		for _, r := range medians {
+			if r.process == 0 {
+				what = "total time"
+			}
+		}
+		fmt.Fprintf(w, "%-30s actors/sequential %s: %s\n", "", what, strings.Join(parts, "; "))
 	}
 }
 
@@ -231,9 +268,26 @@ func printRatios(w io.Writer, medians map[benchPoint]benchRun, procs []int) {
 // the process' start), and with --project the per-window costs of an
 // actor run.
 type benchRun struct {
-	res   *sim.Results
-	total time.Duration
-	proj  *projector
+	res     *sim.Results
+	total   time.Duration
+	process time.Duration // the whole process, from its start to its exit; 0 in process
+	proj    *projector
+}
+
+// whole is the time a user waits for the run: the whole process, or the
+// in-process total when the run had no process of its own.
+func (r benchRun) whole() time.Duration {
+	if r.process > 0 {
+		return r.process
+	}
+	return r.total
+}
+
+func processColumn(r benchRun) string {
+	if r.process == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", r.process.Seconds())
 }
 
 // run is the engine's run time, without building the network.
@@ -261,9 +315,9 @@ func benchOnce(ctx context.Context, sc scenario, engine string, o benchOptions) 
 	return benchRun{res: r, total: time.Since(start), proj: proj}, nil
 }
 
-// median returns the run of median total time.
+// median returns the run of median time (whole process, else total).
 func median(runs []benchRun) benchRun {
 	runs = slices.Clone(runs)
-	sort.Slice(runs, func(i, j int) bool { return runs[i].total < runs[j].total })
+	sort.Slice(runs, func(i, j int) bool { return runs[i].whole() < runs[j].whole() })
 	return runs[len(runs)/2]
 }

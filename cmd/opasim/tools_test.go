@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -137,19 +140,68 @@ func TestTopoChannelLoad(t *testing.T) {
 }
 
 // TestBenchRows: bench prints one row per engine with the same digest (the
-// engines agree), the run and total times, and the actors/sequential ratio.
+// engines agree), the run, total and whole-process times, and the
+// actors/sequential ratio of the process times; --in-process runs in the
+// process and compares totals.
 func TestBenchRows(t *testing.T) {
-	stdout, stderr, code := opasim(t, "bench", "--scenario", "single", "--repeat", "1", "--cycles", "2000", "--procs", "1")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	for _, tc := range []struct {
+		args  []string
+		ratio string
+	}{
+		{nil, "actors/sequential process time:"},
+		{[]string{"--in-process"}, "actors/sequential total time:"},
+	} {
+		args := append([]string{"bench", "--scenario", "single", "--repeat", "1", "--cycles", "2000", "--procs", "1"}, tc.args...)
+		stdout, stderr, code := opasim(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		if len(lines) != 4 || !strings.Contains(lines[0], "process s") || !strings.Contains(lines[3], tc.ratio) {
+			t.Fatalf("%v: output:\n%s", tc.args, stdout)
+		}
+		seq, act := strings.Fields(lines[1]), strings.Fields(lines[2])
+		if seq[len(seq)-1] != act[len(act)-1] {
+			t.Errorf("%v: digests differ: %s and %s", tc.args, seq[len(seq)-1], act[len(act)-1])
+		}
+		process := seq[len(seq)-2]
+		if (process == "-") != (tc.args != nil) {
+			t.Errorf("%v: process column %q", tc.args, process)
+		}
 	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) != 4 || !strings.Contains(lines[0], "total s") || !strings.Contains(lines[3], "actors/sequential total time:") {
-		t.Fatalf("output:\n%s", stdout)
+}
+
+// TestBenchChildGOMAXPROCS: a child run is at the GOMAXPROCS of its point
+// (the actor engine makes one partition per proc on the 8-ary 3-tree), and
+// its report carries the same digest as a run in the process.
+func TestBenchChildGOMAXPROCS(t *testing.T) {
+	stdout, stderr, code := opasim(t, "bench", "--scenario", "tree-8ary-3 uniform 0.3", "--repeat", "1", "--cycles", "1000",
+		"--procs", "1,2", "--engines", "actors", "--project")
+	if code == 0 || !strings.Contains(stderr, "--project") {
+		t.Fatalf("--project with one engine: exit %d, %s", code, stderr)
 	}
-	seq, act := strings.Fields(lines[1]), strings.Fields(lines[2])
-	if seq[len(seq)-1] != act[len(act)-1] {
-		t.Errorf("digests differ: %s and %s", seq[len(seq)-1], act[len(act)-1])
+	for _, procs := range []string{"1", "2"} {
+		cmd := exec.Command(binary, "bench", "--child", "tree-8ary-3 uniform 0.3", "--engines", "actors", "--cycles", "1000")
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+procs)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("child at GOMAXPROCS %s: %v", procs, err)
+		}
+		var rep struct {
+			Partitions int    `json:"partitions"`
+			Digest     string `json:"digest"`
+		}
+		if err := json.Unmarshal(out, &rep); err != nil {
+			t.Fatalf("child report %q: %v", out, err)
+		}
+		if strconv.Itoa(rep.Partitions) != procs {
+			t.Errorf("child at GOMAXPROCS %s ran %d partitions", procs, rep.Partitions)
+		}
+		stdout, _, _ = opasim(t, "bench", "--in-process", "--scenario", "tree-8ary-3 uniform 0.3", "--repeat", "1",
+			"--cycles", "1000", "--procs", procs, "--engines", "actors")
+		if !strings.Contains(stdout, rep.Digest) {
+			t.Errorf("child digest %s not in the in-process run:\n%s", rep.Digest, stdout)
+		}
 	}
 }
 
