@@ -13,8 +13,12 @@ type componentActor struct {
 	c fabric.Component
 }
 
-func (a *componentActor) Receive(ctx actor.Context) {
-	if s, ok := ctx.Message().(*step); ok {
+func (a *componentActor) Receive(ctx actor.Context) { a.handle(ctx.Message()) }
+
+// handle takes a user message (from the mailbox directly, or through the
+// context).
+func (a *componentActor) handle(msg any) {
+	if s, ok := msg.(*step); ok {
 		a.step(s)
 	}
 }

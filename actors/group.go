@@ -48,6 +48,9 @@ func (s *spawner) spawn(ctx actor.SpawnerContext, name string, a actor.Actor) in
 	if s.mbox == nil {
 		panic(fmt.Sprintf("actor %s: the mailbox was not made during its spawn", pid.Id))
 	}
+	if h, ok := a.(handler); ok {
+		s.mbox.handler = h
+	}
 	return inline{pid: pid, mbox: s.mbox}
 }
 
@@ -72,9 +75,17 @@ type groupActor struct {
 }
 
 func (g *groupActor) Receive(ctx actor.Context) {
-	switch m := ctx.Message().(type) {
-	case *actor.Started:
+	if _, ok := ctx.Message().(*actor.Started); ok {
 		g.spawnChildren(ctx)
+		return
+	}
+	g.handle(ctx.Message())
+}
+
+// handle takes a user message (from the mailbox directly, or through the
+// context).
+func (g *groupActor) handle(msg any) {
+	switch m := msg.(type) {
 	case *turn:
 		g.turn(m)
 	case *held:

@@ -17,6 +17,13 @@ import (
 // window.
 type inlineMailbox struct {
 	invoker actor.MessageInvoker
+	// handler, when the actor has one, takes the actor's user messages
+	// straight from this mailbox: the group and component actors handle
+	// every user message the same whatever the context (no receive
+	// timeout, middleware, metrics or reply), so protoactor-go's
+	// per-message context plumbing is skipped for them. System messages
+	// (Started, Stop, ...) still go through the actor's context.
+	handler handler
 	running atomic.Bool
 	queued  atomic.Int32 // messages in user and system
 	mu      sync.Mutex
@@ -24,7 +31,18 @@ type inlineMailbox struct {
 	system  []any
 }
 
-func (m *inlineMailbox) PostUserMessage(msg any) { m.post(msg, false) }
+// handler is an inline actor that takes its user messages from its
+// mailbox directly.
+type handler interface{ handle(msg any) }
+
+func (m *inlineMailbox) PostUserMessage(msg any) {
+	if m.handler != nil && m.running.CompareAndSwap(false, true) {
+		m.handler.handle(msg)
+		m.release()
+		return
+	}
+	m.post(msg, false)
+}
 
 func (m *inlineMailbox) PostSystemMessage(msg any) { m.post(msg, true) }
 
@@ -52,9 +70,12 @@ func (m *inlineMailbox) post(msg any, system bool) {
 // to the poster, up to the partition, whose mailbox reports it (a group
 // names the component that failed).
 func (m *inlineMailbox) invoke(msg any, system bool) {
-	if system {
+	switch {
+	case system:
 		m.invoker.InvokeSystemMessage(msg)
-	} else {
+	case m.handler != nil:
+		m.handler.handle(msg)
+	default:
 		m.invoker.InvokeUserMessage(msg)
 	}
 }
