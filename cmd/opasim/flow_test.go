@@ -109,6 +109,7 @@ func TestFlowBadInput(t *testing.T) {
 		{"too many tasks", []string{"flow", "dynamic", "--config", write("n.yaml", strings.Replace(appsYAML, "tasks: 4", "tasks: 65", 1))}, []string{"apps[0].markov.tasks: 65 is not allowed: must be in [2, 64]"}},
 		{"storage servers in an app", []string{"flow", "dynamic", "--config", write("s.yaml", strings.Replace(appsYAML, "read_size: 1", "read_size: 1\n      storage: [3]", 1))}, []string{"apps[0].markov.storage: [3] is not allowed here"}},
 		{"internal outside", []string{"flow", "dynamic", "--config", write("i.yaml", appsYAML+"    storage: {policy: internal, nodes: [9]}\n")}, []string{"apps[0].storage.nodes[0]: 9 is not allowed with policy internal: must be a node of the partition (nodes 0..3)"}},
+		{"storage without apps", []string{"flow", "dynamic", "--config", write("w.yaml", "topology: {preset: tree-8ary-2}\nstorage: {device: 2}\n")}, []string{"storage: a storage section is not allowed without apps"}},
 		{"apps and markov", []string{"flow", "dynamic", "--config", write("m.yaml", appsYAML+"markov: {tasks: 2}\n")}, []string{"apps: not allowed with markov or app"}},
 	} {
 		expectRefused(t, c.name, c.args, c.want)

@@ -236,6 +236,9 @@ func (c *Config) Build() (*Network, error) {
 	if err := c.Storage.Check(); err != nil {
 		errs = append(errs, err)
 	}
+	if len(c.Apps) == 0 && c.Storage != (storage.Config{}) {
+		errs = append(errs, errors.New("storage: a storage section is not allowed without apps: only the applications of apps use the storage model"))
+	}
 	if len(c.Apps) > 0 && (c.Markov.Tasks != 0 || c.App.Kind != "") {
 		errs = append(errs, errors.New("apps: not allowed with markov or app: give the applications run together in apps, or one application"))
 	}
