@@ -38,6 +38,8 @@ func newFlowCmd() *cobra.Command {
   opasim flow static                 all-to-all on the 4,096-server 16-ary 3-tree
   opasim flow static --preset torus-32x32x16
   opasim flow dynamic --preset tree-8ary-2 --pattern uniform --flows-per-server 4 --flow-size 1000
+  opasim flow dynamic --config docs/examples/storage-study.yaml --policy fp
+                                     applications with NVM storage under a priority policy
   opasim flow scale --out scale      throughput of topology families against their size (seed 001 Fig. 7)
   opasim flow apps --out apps        application execution times and multipath effects (Figs. 8 and 9)
   opasim flow fcfs --apps 1000       the FCFS application workload (4.03M flows)
