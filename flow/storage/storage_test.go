@@ -302,3 +302,52 @@ func TestPolicyCompletionByHand(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheByHand: an application of 2 tasks on nodes 0, 1 of a 4-node
+// star reads 1 per task; devices of 1/2.
+//
+//   - External, node 2's device, no cache: the two reads share the
+//     device, 1/4 each: 4.
+//   - Cache hit 1/2: each read is 1/2 from node 2's memory and 1/2 from
+//     its device, four flows over node 2's link up (1/4 each) and two on
+//     the device (1/4 each): all at 1/4, done at 2.
+//   - Cache hit 3/4: the device parts (1/4) end at 1, the memory parts
+//     (3/4) have 1/2 left and then share the link at 1/2: 2 (the link
+//     carries 2 units at 1: the cache no longer helps); mean I/O
+//     completion (1 + 1 + 2 + 2)/4 = 3/2.
+//   - Internal with one device, node 0's, cache hit 1/2: task 0's hit is
+//     in its own memory (at once); its device part and task 1's share
+//     device 0 (1/4 each: done at 2); task 1's memory part crosses node
+//     0's link up beside the device part, takes the 3/4 left and ends at
+//     (1/2)/(3/4) = 2/3. Runtime 2; mean I/O completion (0 + 2 + 2/3 +
+//     2)/4 = 7/6.
+//
+// Only I/O flows: the same under NP, FP and BA.
+func TestCacheByHand(t *testing.T) {
+	m := chain(2, workload.PhaseRead)
+	m.ReadSize = 1
+	ext := Assign{Policy: External, Nodes: []int32{2}}
+	for _, c := range []struct {
+		hit           float64
+		a             Assign
+		runtime, mean float64
+		flows         int
+	}{
+		{0, ext, 4, 4, 2},
+		{0.5, ext, 2, 2, 4},
+		{0.75, ext, 2, 1.5, 4},
+		{0.5, Assign{Policy: Internal, Devices: 1}, 2, 7.0 / 6, 4},
+	} {
+		for _, p := range []maxmin.Policy{{}, {Kind: maxmin.FP}, {Kind: maxmin.BA, Shares: []float64{0.5, 0.5}}} {
+			res, err := Run(star(t, 4), Config{Device: 0.5, CacheHit: c.hit}, []App{{Markov: m, Storage: c.a}}, 1, p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := res.Apps[0]
+			if math.Abs(a.Runtime-c.runtime) > 1e-12 || math.Abs(a.IOMean-c.mean) > 1e-12 || a.IOFlows != c.flows {
+				t.Errorf("cache %v, %s, %v: runtime %v, I/O mean %v over %d flows; want %v, %v, %d",
+					c.hit, c.a.Policy, p.Kind, a.Runtime, a.IOMean, a.IOFlows, c.runtime, c.mean, c.flows)
+			}
+		}
+	}
+}
