@@ -295,18 +295,27 @@ func (s *System) Targets(prefix string, a Assign, part []int32) ([]int32, error)
 	}
 	out := make([]int32, n)
 	var devs []int32
+	fixed := func(policy, why string) error {
+		if a.Devices != 0 {
+			return fmt.Errorf("%sdevices: %d is not allowed with policy %s: must be 0 (%s)", prefix, a.Devices, policy, why)
+		}
+		if len(a.Nodes) > 0 {
+			return fmt.Errorf("%snodes: %v is not allowed with policy %s: must be empty (%s)", prefix, a.Nodes, policy, why)
+		}
+		return nil
+	}
 	switch a.Policy {
 	case "", Local:
-		if len(a.Nodes) > 0 || a.Devices != 0 {
-			return nil, fmt.Errorf("%sdevices, nodes: not allowed with policy local (every task uses its own node's device)", prefix)
+		if err := fixed(Local, "every task uses its own node's device"); err != nil {
+			return nil, err
 		}
 		for i, p := range part {
 			out[i] = s.NVM(p)
 		}
 		return out, nil
 	case OnSAN:
-		if len(a.Nodes) > 0 || a.Devices != 0 {
-			return nil, fmt.Errorf("%sdevices, nodes: not allowed with policy san (task i uses SAN server i mod storage.san.servers)", prefix)
+		if err := fixed(OnSAN, "task i uses SAN server i mod storage.san.servers"); err != nil {
+			return nil, err
 		}
 		for i := range part {
 			out[i] = s.SANServer(int32(i) % s.san)

@@ -146,8 +146,9 @@ func TestPoliciesRouteIO(t *testing.T) {
 		want string
 	}{
 		{Assign{Policy: "nearby"}, `x.policy: "nearby" is not allowed: must be one of local, internal, external, san`},
-		{Assign{Policy: Local, Devices: 2}, "x.devices, nodes: not allowed with policy local"},
-		{Assign{Policy: OnSAN, Nodes: []int32{1}}, "x.devices, nodes: not allowed with policy san"},
+		{Assign{Policy: Local, Devices: 2}, "x.devices: 2 is not allowed with policy local: must be 0 (every task uses its own node's device)"},
+		{Assign{Nodes: []int32{1}}, "x.nodes: [1] is not allowed with policy local: must be empty"},
+		{Assign{Policy: OnSAN, Nodes: []int32{1}}, "x.nodes: [1] is not allowed with policy san: must be empty (task i uses SAN server i mod storage.san.servers)"},
 		{Assign{Policy: Internal, Devices: 5}, "x.devices: 5 is not allowed with policy internal: must be in [1, 4]"},
 		{Assign{Policy: Internal, Devices: -1}, "x.devices: -1 is not allowed with policy internal: must be in [1, 4]"},
 		{Assign{Policy: Internal, Nodes: []int32{2, 6}}, "x.nodes[1]: 6 is not allowed with policy internal: must be a node of the partition (nodes 2..5)"},
