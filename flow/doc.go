@@ -23,6 +23,10 @@
 //     a link-level priority policy), added as the run goes by a workload;
 //   - flow/apps: workloads for it — first-come-first-served applications,
 //     closed-loop uniform traffic; `opasim flow fcfs` runs the first;
+//   - flow/storage: the storage subsystem — NVM devices behind PCIe, a
+//     memory cache, a SAN on its own network — as resources of the max-min
+//     problem, the assignment policies Local, Internal, External and SAN,
+//     and several Markov-model applications run together on it;
 //   - flow/internal/iheap: the indexed heap the solver and the dynamic
 //     engine use.
 //

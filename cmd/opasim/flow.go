@@ -21,8 +21,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/opasim/opasim/flow/dynamic"
+	"github.com/opasim/opasim/flow/maxmin"
 	"github.com/opasim/opasim/flow/spec"
 	"github.com/opasim/opasim/flow/static"
+	"github.com/opasim/opasim/flow/storage"
 	"github.com/opasim/opasim/flow/workload"
 	"github.com/opasim/opasim/sim"
 )
@@ -36,6 +38,8 @@ func newFlowCmd() *cobra.Command {
   opasim flow static                 all-to-all on the 4,096-server 16-ary 3-tree
   opasim flow static --preset torus-32x32x16
   opasim flow dynamic --preset tree-8ary-2 --pattern uniform --flows-per-server 4 --flow-size 1000
+  opasim flow dynamic --config docs/examples/storage-study.yaml --policy fp
+                                     applications with NVM storage under a priority policy
   opasim flow scale --out scale      throughput of topology families against their size (seed 001 Fig. 7)
   opasim flow apps --out apps        application execution times and multipath effects (Figs. 8 and 9)
   opasim flow fcfs --apps 1000       the FCFS application workload (4.03M flows)
@@ -71,7 +75,7 @@ type flowFlags struct {
 	probability, mean, flowSize, phaseDelay     float64
 	capacity, failFraction                      float64
 	failCount, allpathD                         int
-	app, policy                                 string
+	app, policy, storagePolicy                  string
 	shares                                      []float64
 	tasks, iterations                           int
 	compute                                     float64
@@ -113,6 +117,7 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.Float64Var(&f.phaseDelay, "phase-delay", 0, "time between a phase's completion and the next phase's start")
 		fl.StringVar(&f.policy, "policy", "", "link sharing among traffic classes: np (default), ba (with --shares), fp")
 		fl.Float64SliceVar(&f.shares, "shares", nil, "ba: each class's guaranteed share of every link, e.g. 0.75,0.25")
+		fl.StringVar(&f.storagePolicy, "storage-policy", "", "apps: every application's storage policy ("+strings.Join(storage.Policies(), ", ")+"), replacing its storage devices and nodes")
 		fl.StringVar(&f.app, "app", "", "run an application instead of the pattern ("+strings.Join(workload.AppKinds(), ", ")+"); --flow-size is its flows' size")
 		fl.IntVar(&f.tasks, "tasks", 0, "--app: tasks, on servers 0..tasks-1 (default: every server)")
 		fl.IntVar(&f.iterations, "iterations", 0, "--app: time steps, sweeps, rounds (default 1)")
@@ -185,6 +190,14 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	if set("shares") {
 		cfg.Dynamic.Shares = f.shares
 	}
+	if set("storage-policy") {
+		if len(cfg.Apps) == 0 {
+			return cfg, fmt.Errorf("--storage-policy: %q is not allowed without apps in the config file: it sets each application's storage policy", f.storagePolicy)
+		}
+		for i := range cfg.Apps {
+			cfg.Apps[i].Storage = storage.Assign{Policy: f.storagePolicy}
+		}
+	}
 	if set("app") {
 		cfg.App.Kind = f.app
 	}
@@ -240,6 +253,8 @@ type staticSummary struct {
 }
 
 type dynamicSummary struct {
+	// Apps: the applications of apps, run together.
+	Apps                      []storage.AppResult `json:",omitempty"`
 	Flows, Phases, Unfinished int
 	Makespan                  float64
 	MeanCompletion            float64 // mean of finish − start over the pattern's flows
@@ -353,6 +368,9 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 	if err != nil {
 		return badInput(err)
 	}
+	if len(cfg.Apps) > 0 {
+		return runApps(ctx, net, cfg, policy, res)
+	}
 	if m := cfg.Markov; m.Tasks != 0 {
 		if m.Seed == 0 {
 			m.Seed = cfg.Seed
@@ -406,6 +424,35 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 	return nil
 }
 
+// runApps runs the applications of cfg.Apps together on the network and
+// its storage.
+func runApps(ctx context.Context, net *spec.Network, cfg spec.Config, policy maxmin.Policy, res *flowResults) error {
+	r, err := storage.Run(net.Router, cfg.Storage, cfg.Apps, cfg.Seed, policy, func() bool { return ctx.Err() != nil })
+	if err != nil {
+		return badInput(err)
+	}
+	res.Interrupted = r.Interrupted
+	sum := &dynamicSummary{Apps: r.Apps, Flows: r.Flows, Phases: 0, Unfinished: r.Unfinished, Makespan: r.Makespan,
+		Batches: r.Batches, Resolved: r.Resolved}
+	h := fnv.New64a()
+	for i := range r.Start {
+		hashFloat(h, r.Start[i])
+		hashFloat(h, r.Finish[i])
+	}
+	total := 0.0
+	sum.Flows = 0
+	for _, a := range r.Apps {
+		sum.Phases += len(a.Walk)
+		sum.Flows += a.IOFlows + a.CommFlows
+		total += a.IOMean*float64(a.IOFlows) + a.CommMean*float64(a.CommFlows)
+	}
+	if sum.Flows > 0 {
+		sum.MeanCompletion = total / float64(sum.Flows) // storage and communication flows; the phases' barriers not counted
+	}
+	res.Dynamic, res.Digest = sum, fmt.Sprintf("%016x", h.Sum64())
+	return nil
+}
+
 func printFlow(w io.Writer, r *flowResults) {
 	c := r.Config
 	name := c.Topology.Preset
@@ -435,6 +482,13 @@ func printFlow(w io.Writer, r *flowResults) {
 	if d := r.Dynamic; d != nil {
 		fmt.Fprintf(w, "dynamic: %d flows in %d phases, %d unfinished; makespan %.6g, mean flow completion %.6g; %d event times, %d rates recomputed\n",
 			d.Flows, d.Phases, d.Unfinished, d.Makespan, d.MeanCompletion, d.Batches, d.Resolved)
+		if len(d.Apps) > 0 {
+			fmt.Fprintf(w, "%-10s %-12s %-8s %6s %12s %12s %12s %12s %12s %12s\n", "app", "nodes", "storage", "phases", "runtime", "I/O time", "I/O mean", "comm time", "comm mean", "comp time")
+			for _, a := range d.Apps {
+				fmt.Fprintf(w, "%-10s %-12s %-8s %6d %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g\n", a.Name, strings.TrimPrefix(a.Nodes, "nodes "), a.Policy,
+					len(a.Walk), a.Runtime, a.IOTime, a.IOMean, a.CommTime, a.CommMean, a.CompTime)
+			}
+		}
 		if r.Interrupted {
 			fmt.Fprintf(w, "INTERRUPTED at time %.6g: the figures above cover the flows completed by then\n", d.Makespan)
 		}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,6 +63,16 @@ func TestFlowDynamic(t *testing.T) {
 
 // TestFlowBadInput: bad flow input is refused with the field, the value
 // and what is allowed, exit status 2.
+// appsYAML is a config of one application of 4 tasks reading 1 on the
+// 8-ary 2-tree (its markov model anchored as m).
+const appsYAML = `topology: {preset: tree-8ary-2}
+apps:
+  - markov: &m
+      tasks: 4
+      read_size: 1
+      matrix: [[0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 1]]
+`
+
 func TestFlowBadInput(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -88,6 +100,17 @@ func TestFlowBadInput(t *testing.T) {
 		{"ba without shares", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--policy", "ba"}, []string{"dynamic.shares: [] is not allowed with policy ba"}},
 		{"unknown policy", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--policy", "wfq"}, []string{`dynamic.policy: "wfq" is not allowed: must be one of np, ba, fp`}},
 		{"fraction above 1", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-fraction", "1.5"}, []string{"topology.fail_fraction: 1.5 is not allowed: must be in [0, 1]"}},
+		{"negative device", []string{"flow", "dynamic", "--config", write("d.yaml", appsYAML+"storage: {device: -1}\n")}, []string{"storage.device: -1 is not allowed: must be in (0, 1e+300]"}},
+		{"cache hit above 1", []string{"flow", "dynamic", "--config", write("c.yaml", appsYAML+"storage: {cache_hit: 2}\n")}, []string{"storage.cache_hit: 2 is not allowed: must be in [0, 1]"}},
+		{"unknown storage key", []string{"flow", "dynamic", "--config", write("u.yaml", appsYAML+"storage: {devise: 2}\n")}, []string{"devise", "device"}},
+		{"unknown storage policy", []string{"flow", "dynamic", "--config", write("a.yaml", appsYAML), "--storage-policy", "nearby"}, []string{`apps[0].storage.policy: "nearby" is not allowed: must be one of local, internal, external, san`}},
+		{"storage policy without apps", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--storage-policy", "local"}, []string{`--storage-policy: "local" is not allowed without apps`}},
+		{"overlapping partitions", []string{"flow", "dynamic", "--config", write("o.yaml", appsYAML+"  - {first: 3, markov: *m}\n")}, []string{"apps[1].first: 3 is not allowed: its nodes 3..6 overlap apps[0]'s at node 3"}},
+		{"too many tasks", []string{"flow", "dynamic", "--config", write("n.yaml", strings.Replace(appsYAML, "tasks: 4", "tasks: 65", 1))}, []string{"apps[0].markov.tasks: 65 is not allowed: must be in [2, 64]"}},
+		{"storage servers in an app", []string{"flow", "dynamic", "--config", write("s.yaml", strings.Replace(appsYAML, "read_size: 1", "read_size: 1\n      storage: [3]", 1))}, []string{"apps[0].markov.storage: [3] is not allowed here"}},
+		{"internal outside", []string{"flow", "dynamic", "--config", write("i.yaml", appsYAML+"    storage: {policy: internal, nodes: [9]}\n")}, []string{"apps[0].storage.nodes[0]: 9 is not allowed with policy internal: must be a node of the partition (nodes 0..3)"}},
+		{"storage without apps", []string{"flow", "dynamic", "--config", write("w.yaml", "topology: {preset: tree-8ary-2}\nstorage: {device: 2}\n")}, []string{"storage: a storage section is not allowed without apps"}},
+		{"apps and markov", []string{"flow", "dynamic", "--config", write("m.yaml", appsYAML+"markov: {tasks: 2}\n")}, []string{"apps: not allowed with markov or app"}},
 	} {
 		expectRefused(t, c.name, c.args, c.want)
 	}
@@ -143,4 +166,77 @@ func TestFlowApp(t *testing.T) {
 	}
 	expectRefused(t, "too many tasks", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--app", "nbody", "--tasks", "65"}, []string{"app.tasks: 65 is not allowed: must be at most the network's 64 servers"})
 	expectRefused(t, "unknown app", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--app", "lattice"}, []string{`application kind: "lattice" is not allowed`})
+}
+
+// TestFlowStorageStudy: docs/examples/storage-study.yaml (three
+// applications, external storage) under NP, FP and BA 50/50. Whatever the
+// policy: each application draws the same phases, and the same
+// computation times (drawn, not simulated; equal up to the rounding of
+// the phases' ends, which the policy moves); its phases partition its
+// runtime (I/O + communication + computation time = runtime); the
+// makespan is the last application's end; and a second run gives the
+// same digest.
+func TestFlowStorageStudy(t *testing.T) {
+	dir := t.TempDir()
+	type app struct {
+		Name     string
+		Walk     []string
+		End      float64
+		Runtime  float64
+		IOTime   float64 `json:"io_time"`
+		CommTime float64 `json:"comm_time"`
+		CompTime float64 `json:"comp_time"`
+		IOFlows  int     `json:"io_flows"`
+	}
+	var walks = map[string][]string{}
+	var comps = map[string]float64{}
+	for _, p := range [][]string{{"np"}, {"fp"}, {"ba", "--shares", "0.5,0.5"}} {
+		out := filepath.Join(dir, p[0]+".json")
+		args := append([]string{"flow", "dynamic", "--config", "../../docs/examples/storage-study.yaml", "--out", out, "--policy"}, p...)
+		stdout, stderr, code := opasim(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s%s", p, code, stdout, stderr)
+		}
+		var res struct {
+			Digest  string
+			Dynamic struct {
+				Makespan float64
+				Apps     []app
+			}
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Dynamic.Apps) != 3 {
+			t.Fatalf("%v: %d applications", p, len(res.Dynamic.Apps))
+		}
+		last := 0.0
+		for _, a := range res.Dynamic.Apps {
+			if sum := a.IOTime + a.CommTime + a.CompTime; math.Abs(sum-a.Runtime) > 1e-9*a.Runtime {
+				t.Errorf("%v %s: I/O %v + comm %v + comp %v = %v, runtime %v", p, a.Name, a.IOTime, a.CommTime, a.CompTime, sum, a.Runtime)
+			}
+			if w, ok := walks[a.Name]; ok && !slices.Equal(w, a.Walk) {
+				t.Errorf("%v %s: walk %v, before %v", p, a.Name, a.Walk, w)
+			}
+			if c, ok := comps[a.Name]; ok && math.Abs(c-a.CompTime) > 1e-9*c { // differences of times: rounding
+				t.Errorf("%v %s: computation %v, before %v", p, a.Name, a.CompTime, c)
+			}
+			walks[a.Name], comps[a.Name] = a.Walk, a.CompTime
+			last = math.Max(last, a.End)
+			if a.Name != "sim" && (a.IOFlows == 0 || a.IOTime == 0) {
+				t.Errorf("%v %s: no I/O (%d flows)", p, a.Name, a.IOFlows)
+			}
+		}
+		if last != res.Dynamic.Makespan {
+			t.Errorf("%v: makespan %v, last application's end %v", p, res.Dynamic.Makespan, last)
+		}
+		again, _, _ := opasim(t, append([]string{"flow", "dynamic", "--config", "../../docs/examples/storage-study.yaml", "--policy"}, p...)...)
+		if !strings.Contains(again, "digest "+res.Digest) {
+			t.Errorf("%v: second run's digest differs from %s:\n%s", p, res.Digest, again)
+		}
+	}
 }

@@ -48,7 +48,7 @@ import (
 
 // Flow is one transfer.
 type Flow struct {
-	Src, Dst int32   // servers; a flow from a server to itself uses no link and completes when it starts
+	Src, Dst int32   // servers (or a Resources router's endpoints); a flow from a server to itself uses no link and completes when it starts
 	Size     float64 // >= 0; a flow of size 0 completes when it starts
 	Start    float64 // earliest start time, >= 0
 	// Deps lists flows (indices into the flow list given to Run) that
@@ -93,7 +93,7 @@ func Run(r route.Router, flows []Flow) (*Result, error) {
 
 // RunWith is Run with engine options (a link-sharing policy).
 func RunWith(r route.Router, flows []Flow, opt Options) (*Result, error) {
-	servers := int32(r.Graph().NumServers())
+	servers, _ := ends(r)
 	if len(flows) > math.MaxInt32 {
 		return nil, fmt.Errorf("dynamic flows: %d is not allowed: must be at most %d", len(flows), math.MaxInt32)
 	}

@@ -161,15 +161,39 @@ type Options struct {
 	Interrupt func() bool
 }
 
+// Resources is implemented by a router whose paths also cross resources
+// beyond its graph's links — storage devices, a separate storage network
+// (flow/storage) — and whose flows may have ends beyond the graph's
+// servers. The engine then takes the endpoints and capacities from it.
+type Resources interface {
+	// Endpoints is the number of flow ends: a flow's Src and Dst are in
+	// [0, Endpoints()), the graph's servers first.
+	Endpoints() int32
+	// Capacities is every resource's capacity, indexed as in the paths:
+	// the graph's links first, then the others. The engine does not
+	// modify it.
+	Capacities() []float64
+}
+
+// ends returns the number of flow endpoints and the capacities of the
+// resources r's paths cross.
+func ends(r route.Router) (int32, []float64) {
+	if x, ok := r.(Resources); ok {
+		return x.Endpoints(), x.Capacities()
+	}
+	g := r.Graph()
+	return int32(g.NumServers()), g.Capacities()
+}
+
 // New returns an engine over r's network.
 func New(r route.Router, opt Options) (*Engine, error) {
-	g := r.Graph()
-	s, err := maxmin.NewPolicy(g.Capacities(), opt.Policy)
+	servers, caps := ends(r)
+	s, err := maxmin.NewPolicy(caps, opt.Policy)
 	if err != nil {
 		return nil, err
 	}
 	s.SetComponentSolve(opt.ComponentSolve)
-	e := &Engine{r: r, servers: int32(g.NumServers()), solver: s, freeEdge: -1, interrupt: opt.Interrupt}
+	e := &Engine{r: r, servers: servers, solver: s, freeEdge: -1, interrupt: opt.Interrupt}
 	e.onPathF = e.onPath
 	return e, nil
 }

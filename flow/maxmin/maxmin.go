@@ -185,7 +185,7 @@ func NewPolicy(capacities []float64, p Policy) (*Solver, error) {
 		lmark:    make([]bool, n),
 		sat:      make([]float64, n),
 		theta:    math.Inf(1),
-		policy:   Policy{Kind: p.Kind, Shares: append([]float64(nil), p.Shares...)},
+		policy:   Policy{Kind: p.Kind, Shares: append([]float64(nil), p.Shares...), Apportioned: p.Apportioned},
 	}
 	if p.Kind == BA {
 		s.unshared = 1

@@ -63,6 +63,13 @@ type Policy struct {
 	// Shares (BA only): class c's share of every link, >= 0, summing to
 	// at most 1; a flow's class must be below len(Shares).
 	Shares []float64
+	// Apportioned (BA only), if above 0, limits the apportionment to
+	// links 0..Apportioned-1 (a network's links, when the links after
+	// them are storage devices that only one class uses). On the other
+	// links the first phase serves the classes in class order, each
+	// sharing what the ones before it left (so a class alone there has
+	// the whole capacity), and the leftover joins the second phase.
+	Apportioned int32
 }
 
 // snapTol is the fraction of a link's capacity below which a leftover
@@ -74,6 +81,9 @@ func (p Policy) check() error {
 	case NP, FP:
 		if len(p.Shares) > 0 {
 			return fmt.Errorf("maxmin policy shares: %v is not allowed: only BA takes shares", p.Shares)
+		}
+		if p.Apportioned != 0 {
+			return fmt.Errorf("maxmin policy apportioned: %d is not allowed: only BA apportions links", p.Apportioned)
 		}
 	case BA:
 		if len(p.Shares) == 0 || len(p.Shares) > 256 {
@@ -89,6 +99,9 @@ func (p Policy) check() error {
 		if sum > 1+1e-9 {
 			return fmt.Errorf("maxmin policy shares: %v is not allowed: they sum to %v, more than 1", p.Shares, sum)
 		}
+		if p.Apportioned < 0 {
+			return fmt.Errorf("maxmin policy apportioned: %d is not allowed: must be at least 0 (0: every link)", p.Apportioned)
+		}
 	default:
 		return fmt.Errorf("maxmin policy kind: %d is not allowed: must be NP, BA or FP", p.Kind)
 	}
@@ -97,7 +110,7 @@ func (p Policy) check() error {
 
 // Policy returns the solver's policy.
 func (s *Solver) Policy() Policy {
-	return Policy{Kind: s.policy.Kind, Shares: append([]float64(nil), s.policy.Shares...)}
+	return Policy{Kind: s.policy.Kind, Shares: append([]float64(nil), s.policy.Shares...), Apportioned: s.policy.Apportioned}
 }
 
 // CheckClass returns an error if the policy has no class c.
@@ -186,6 +199,9 @@ func (s *Solver) solveClasses() {
 		s.rem[l] = s.capacity[l]
 		if s.policy.Kind == BA {
 			s.spare[l] = 0
+			if !s.apportioned(l) {
+				s.spare[l] = s.capacity[l] // what the classes so far left
+			}
 		}
 	}
 	classes := 256
@@ -204,14 +220,22 @@ func (s *Solver) solveClasses() {
 		// BA: every class in order, so that a link's spare capacity is
 		// summed the same way whatever classes the re-solved part holds.
 		for _, l := range s.compL {
-			s.rem[l] = s.policy.Shares[c] * s.capacity[l]
+			if s.apportioned(l) {
+				s.rem[l] = s.policy.Shares[c] * s.capacity[l]
+			} else {
+				s.rem[l] = s.spare[l]
+			}
 		}
 		if has {
 			s.classPass(uint8(c))
 			s.snapRem()
 		}
 		for _, l := range s.compL {
-			s.spare[l] += s.rem[l]
+			if s.apportioned(l) {
+				s.spare[l] += s.rem[l]
+			} else {
+				s.spare[l] = s.rem[l]
+			}
 		}
 	}
 	if s.policy.Kind != BA {
@@ -219,7 +243,10 @@ func (s *Solver) solveClasses() {
 	}
 	// Phase 2: the spare capacity, max-min over every flow as increments.
 	for _, l := range s.compL {
-		s.rem[l] = s.spare[l] + s.unshared*s.capacity[l]
+		s.rem[l] = s.spare[l]
+		if s.apportioned(l) {
+			s.rem[l] += s.unshared * s.capacity[l]
+		}
 		s.cnt[l] = int32(len(s.users[l]))
 	}
 	s.snapRem()
@@ -229,6 +256,11 @@ func (s *Solver) solveClasses() {
 	s.incr = true
 	s.pass(true)
 	s.incr = false
+}
+
+// apportioned reports whether BA apportions link l.
+func (s *Solver) apportioned(l int32) bool {
+	return s.policy.Apportioned == 0 || l < s.policy.Apportioned
 }
 
 // snapRem sets the leftovers below snapTol of their link's capacity to 0.

@@ -198,7 +198,8 @@ func checkFP(t *testing.T, s *Solver) {
 }
 
 // TestPolicyProperty: random systems of two or three classes under FP
-// and BA, with random additions and removals: incremental rates equal
+// and BA (one BA system in three with its upper links not apportioned:
+// Policy.Apportioned), with random additions and removals: incremental rates equal
 // bit for bit a SolveAll of the same solver (FP and BA re-solve whole
 // components from scratch) and those of a new solver given the same
 // flows; no link is over capacity and every flow below its cap crosses a
@@ -231,6 +232,9 @@ func TestPolicyProperty(t *testing.T) {
 				}
 				p.Shares = append(p.Shares, x)
 				left -= x
+			}
+			if seed%6 == 5 {
+				p.Apportioned = int32(1 + links/2) // the other links shared in class order
 			}
 		}
 		s, err := NewPolicy(caps, p)
@@ -312,5 +316,47 @@ func TestPolicyErrors(t *testing.T) {
 	}
 	if got := fmt.Sprint(NP, BA, FP); got != "NP BA FP" {
 		t.Errorf("kinds print as %s", got)
+	}
+}
+
+// TestApportioned: link 0 is a network link (capacity 1) shared by an
+// App flow and an I/O flow; link 1 (capacity 1/2) a storage device only
+// the I/O flow crosses. BA 50/50:
+//
+//   - every link apportioned: phase 1 gives App 1/2 of link 0 and I/O
+//     min(1/2 of link 0, 1/2 of link 1 = 1/4) = 1/4; phase 2 shares the
+//     leftovers (link 0: 1/4, link 1: 1/4) as increments: link 0's two
+//     flows get 1/8 each first, so App 5/8, I/O 3/8 — App above its
+//     share because the device's apportionment held I/O back;
+//   - Apportioned 1 (link 1 not apportioned): I/O alone on link 1 sees
+//     all of it in phase 1: I/O min(1/2, 1/2) = 1/2, App 1/2, nothing
+//     left for phase 2.
+//
+// With a second I/O flow on link 1 only (cap 1/2 shared by the two I/O
+// flows) and Apportioned 1: phase 1, I/O class on link 0: 1/2 for the
+// first, on link 1 1/2 for two: both 1/4; App 1/2; phase 2 link 0 has
+// 1/4 left, link 1 none: App rises to 3/4.
+//
+// An App flow over both links and an I/O flow on link 1 alone, with
+// Apportioned 1: phase 1 serves App first on link 1, whole (1/2), and
+// on link 0 its share (1/2): App 1/2, which leaves link 1 nothing for
+// the I/O flow; phase 2 has nothing on link 1 to give: App 1/2, I/O 0.
+func TestApportioned(t *testing.T) {
+	caps := []float64{1, 0.5}
+	ioDev := cspec{path: []int32{0, 1}, class: io}
+	appNet := cspec{path: []int32{0}, class: app}
+	p := ba(0.5, 0.5)
+	expectPolicy(t, "all apportioned", p, caps, []cspec{appNet, ioDev}, []float64{5.0 / 8, 3.0 / 8})
+	p.Apportioned = 1
+	expectPolicy(t, "device not apportioned", p, caps, []cspec{appNet, ioDev}, []float64{0.5, 0.5})
+	expectPolicy(t, "two I/O flows on the device", p, caps,
+		[]cspec{appNet, ioDev, {path: []int32{1}, class: io}}, []float64{0.75, 0.25, 0.25})
+	expectPolicy(t, "App first on the unapportioned link", p, caps,
+		[]cspec{{path: []int32{0, 1}, class: app}, {path: []int32{1}, class: io}}, []float64{0.5, 0})
+	if _, err := NewPolicy(caps, Policy{Kind: FP, Apportioned: 1}); err == nil || !strings.Contains(err.Error(), "only BA") {
+		t.Errorf("FP with apportioned: %v", err)
+	}
+	if _, err := NewPolicy(caps, Policy{Kind: BA, Shares: []float64{1}, Apportioned: -1}); err == nil || !strings.Contains(err.Error(), "at least 0") {
+		t.Errorf("apportioned -1: %v", err)
 	}
 }

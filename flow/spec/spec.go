@@ -15,6 +15,7 @@ import (
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/maxmin"
 	"github.com/opasim/opasim/flow/route"
+	"github.com/opasim/opasim/flow/storage"
 	"github.com/opasim/opasim/flow/topology"
 	"github.com/opasim/opasim/flow/workload"
 )
@@ -33,6 +34,12 @@ type Config struct {
 	// Markov, if its tasks are set, is what the dynamic engine runs: the
 	// Markov-chain application model.
 	Markov workload.Markov `yaml:"markov" json:"markov,omitempty"`
+	// Storage is the storage hardware (flow/storage: NVM devices behind
+	// PCIe, a memory cache, a SAN) and Apps the applications run together
+	// on it, each a Markov model on its partition with its data placed by
+	// a storage policy. Apps, if given, is what the dynamic engine runs.
+	Storage storage.Config `yaml:"storage" json:"storage"`
+	Apps    []storage.App  `yaml:"apps" json:"apps,omitempty"`
 }
 
 // Topology kinds.
@@ -225,6 +232,15 @@ func (c *Config) Build() (*Network, error) {
 	}
 	if d := c.Dynamic; !(d.PhaseDelay >= 0) || d.PhaseDelay > 1e300 {
 		errs = append(errs, fmt.Errorf("dynamic.phase_delay: %v is not allowed: must be in [0, 1e300]", d.PhaseDelay))
+	}
+	if err := c.Storage.Check(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(c.Apps) == 0 && c.Storage != (storage.Config{}) {
+		errs = append(errs, errors.New("storage: a storage section is not allowed without apps: only the applications of apps use the storage model"))
+	}
+	if len(c.Apps) > 0 && (c.Markov.Tasks != 0 || c.App.Kind != "") {
+		errs = append(errs, errors.New("apps: not allowed with markov or app: give the applications run together in apps, or one application"))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -56,57 +56,72 @@ type Markov struct {
 // Check validates the model (rows summing to 1 within 1e-9, End
 // absorbing, End reachable from Init, sizes and times).
 func (m *Markov) Check(servers int) error {
+	errs := m.check("markov ", servers)
+	needsStorage := false
+	for a := range NumPhases {
+		needsStorage = needsStorage || m.Matrix[a][PhaseRead] > 0 || m.Matrix[a][PhaseWrite] > 0
+	}
+	if needsStorage && len(m.Storage) == 0 {
+		errs = append(errs, "markov storage: [] is not allowed when read or write phases can occur: must name storage servers")
+	}
+	for i, s := range m.Storage {
+		if s < 0 || int(s) >= servers {
+			errs = append(errs, fmt.Sprintf("markov storage[%d]: %d is not allowed: must be a server in [0, %d)", i, s, servers))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// CheckChain validates what Check does but the storage servers (for
+// FlowsOn, whose IOFunc places the storage flows), naming fields after
+// prefix (e.g. "apps[0].markov.").
+func (m *Markov) CheckChain(prefix string, servers int) error {
+	if errs := m.check(prefix, servers); len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func (m *Markov) check(prefix string, servers int) []string {
 	var errs []string
-	add := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	add := func(format string, a ...any) { errs = append(errs, prefix+fmt.Sprintf(format, a...)) }
 	if m.Tasks < 2 || m.Tasks > servers {
-		add("markov tasks: %d is not allowed: must be in [2, %d] (the servers)", m.Tasks, servers)
+		add("tasks: %d is not allowed: must be in [2, %d] (the servers)", m.Tasks, servers)
 	}
 	for a := range NumPhases {
 		sum := 0.0
 		for b := range NumPhases {
 			p := m.Matrix[a][b]
 			if !(p >= 0 && p <= 1) {
-				add("markov matrix[%s][%s]: %v is not allowed: must be in [0, 1]", PhaseNames[a], PhaseNames[b], p)
+				add("matrix[%s][%s]: %v is not allowed: must be in [0, 1]", PhaseNames[a], PhaseNames[b], p)
 			}
 			sum += p
 		}
 		if math.Abs(sum-1) > 1e-9 {
-			add("markov matrix row %s: sums to %v, must sum to 1", PhaseNames[a], sum)
+			add("matrix row %s: sums to %v, must sum to 1", PhaseNames[a], sum)
 		}
 	}
 	if m.Matrix[PhaseEnd][PhaseEnd] != 1 {
-		add("markov matrix[end][end]: %v is not allowed: end is absorbing (1)", m.Matrix[PhaseEnd][PhaseEnd])
+		add("matrix[end][end]: %v is not allowed: end is absorbing (1)", m.Matrix[PhaseEnd][PhaseEnd])
 	}
 	if !m.reachesEnd() {
-		add("markov matrix: end cannot be reached from init")
+		add("matrix: end cannot be reached from init")
 	}
 	for _, x := range []struct {
 		name string
 		v    float64
 	}{{"comp_mean", m.CompMean}, {"comm_size", m.CommSize}, {"read_size", m.ReadSize}, {"write_size", m.WriteSize}} {
 		if !(x.v >= 0) || math.IsInf(x.v, 0) {
-			add("markov %s: %v is not allowed: must be at least 0 and finite", x.name, x.v)
-		}
-	}
-	needsStorage := false
-	for a := range NumPhases {
-		needsStorage = needsStorage || m.Matrix[a][PhaseRead] > 0 || m.Matrix[a][PhaseWrite] > 0
-	}
-	if needsStorage && len(m.Storage) == 0 {
-		add("markov storage: [] is not allowed when read or write phases can occur: must name storage servers")
-	}
-	for i, s := range m.Storage {
-		if s < 0 || int(s) >= servers {
-			add("markov storage[%d]: %d is not allowed: must be a server in [0, %d)", i, s, servers)
+			add("%s: %v is not allowed: must be at least 0 and finite", x.name, x.v)
 		}
 	}
 	if m.MaxPhases < 0 {
-		add("markov max_phases: %d is not allowed: must be at least 0 (0: 1000)", m.MaxPhases)
+		add("max_phases: %d is not allowed: must be at least 0 (0: 1000)", m.MaxPhases)
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
-	}
-	return nil
+	return errs
 }
 
 func (m *Markov) reachesEnd() bool {
@@ -165,16 +180,59 @@ func (m *Markov) Flows(servers int) ([]dynamic.Flow, []int, error) {
 	if err := m.Check(servers); err != nil {
 		return nil, nil, err
 	}
+	nodes := make([]int32, m.Tasks)
+	for i := range nodes {
+		nodes[i] = int32(i)
+	}
+	io := func(task int, write bool, size float64, add func(src, dst int32, size float64)) {
+		st := m.Storage[task%len(m.Storage)]
+		if write {
+			add(int32(task), st, size)
+		} else {
+			add(st, int32(task), size)
+		}
+	}
+	p, err := m.FlowsOn(nodes, io)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.Flows, p.Walk, nil
+}
+
+// IOFunc gives the storage flows of one read or write of size by task
+// (0..Tasks-1), calling add once per flow with its ends and size (a read
+// may come from several places).
+type IOFunc func(task int, write bool, size float64, add func(src, dst int32, size float64))
+
+// Placed is a Markov application's flows.
+type Placed struct {
+	Flows []dynamic.Flow
+	Walk  []int // the phases, Init to End
+	// Ends[k] is the index in Flows of the barrier that ends phase
+	// Walk[k] (the next phase's flows depend on it).
+	Ends []int
+}
+
+// FlowsOn is Flows with task i on server nodes[i] and the storage flows
+// given by io instead of m.Storage (which it ignores). The flows of
+// Comm and of io refer to the tasks' servers; storage flows are of class
+// 1, the others of class 0. The matrix, sizes and times must be valid
+// (Check); nodes must hold m.Tasks servers.
+func (m *Markov) FlowsOn(nodes []int32, io IOFunc) (*Placed, error) {
+	if len(nodes) != m.Tasks {
+		return nil, fmt.Errorf("markov: %d servers for %d tasks", len(nodes), m.Tasks)
+	}
 	var comm static.Pattern
 	var err error
 	if m.Comm.Name != "" {
 		if comm, err = Build(m.Comm, m.Tasks, m.Seed); err != nil {
-			return nil, nil, fmt.Errorf("markov comm: %w", err)
+			return nil, fmt.Errorf("markov comm: %w", err)
 		}
 	}
 	walk := m.Walk()
 	rng := rand.New(rand.NewPCG(m.Seed, 0x636f6d70))
-	var flows []dynamic.Flow
+	p := &Placed{Walk: walk, Ends: make([]int, 0, len(walk))}
+	flows := p.Flows
 	barrier := -1
 	deps := func() []int {
 		if barrier < 0 {
@@ -190,24 +248,25 @@ func (m *Markov) Flows(servers int) ([]dynamic.Flow, []int, error) {
 			delay = rng.ExpFloat64() * m.CompMean
 		case PhaseComm:
 			if comm == nil {
-				return nil, nil, fmt.Errorf("markov comm: a comm phase needs a pattern")
+				return nil, fmt.Errorf("markov comm: a comm phase needs a pattern")
 			}
 			comm.Flows(0, int32(m.Tasks), func(src, dst int32) {
-				flows = append(flows, dynamic.Flow{Src: src, Dst: dst, Size: m.CommSize, Deps: deps()})
+				flows = append(flows, dynamic.Flow{Src: nodes[src], Dst: nodes[dst], Size: m.CommSize, Deps: deps()})
 			})
 		case PhaseRead, PhaseWrite:
+			size := m.ReadSize
+			if ph == PhaseWrite {
+				size = m.WriteSize
+			}
 			for t := 0; t < m.Tasks; t++ {
-				st := m.Storage[t%len(m.Storage)]
-				f := dynamic.Flow{Src: st, Dst: int32(t), Size: m.ReadSize, Deps: deps(), Class: 1}
-				if ph == PhaseWrite {
-					f = dynamic.Flow{Src: int32(t), Dst: st, Size: m.WriteSize, Deps: deps(), Class: 1}
-				}
-				flows = append(flows, f)
+				io(t, ph == PhaseWrite, size, func(src, dst int32, size float64) {
+					flows = append(flows, dynamic.Flow{Src: src, Dst: dst, Size: size, Deps: deps(), Class: 1})
+				})
 			}
 		}
 		// The phase's end: after its flows, or after the previous end plus
 		// the computation.
-		end := dynamic.Flow{Deps: make([]int, 0, len(flows)-start+1), Delay: delay}
+		end := dynamic.Flow{Src: nodes[0], Dst: nodes[0], Deps: make([]int, 0, len(flows)-start+1), Delay: delay}
 		for i := start; i < len(flows); i++ {
 			end.Deps = append(end.Deps, i)
 		}
@@ -216,6 +275,8 @@ func (m *Markov) Flows(servers int) ([]dynamic.Flow, []int, error) {
 		}
 		flows = append(flows, end)
 		barrier = len(flows) - 1
+		p.Ends = append(p.Ends, barrier)
 	}
-	return flows, walk, nil
+	p.Flows = flows
+	return p, nil
 }
