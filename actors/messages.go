@@ -21,6 +21,11 @@ type tick struct {
 	w    clock.Window
 	work *work
 	in   []outgoing
+	// timed asks for the groups' wall times (busy): in every window for
+	// an observer, else in one window of timedEvery when the balancer
+	// needs them (reading the clock twice per group in every window
+	// costs about 1% of a run on the 3D torus).
+	timed bool
 }
 
 // work is the groups due in one window, in index order, cut into one share
@@ -61,7 +66,8 @@ type wake struct {
 	at clock.Cycle
 }
 
-// ran is what a partition reports of one group it ran.
+// ran is what a partition reports of one group it ran: busy is its wall
+// time if the tick asked for it, else 0.
 type ran struct {
 	g    int
 	next clock.Cycle

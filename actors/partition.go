@@ -78,7 +78,10 @@ func (p *partitionActor) tick(ctx actor.Context, t *tick) {
 
 // run gives group g its turn in window t.w.
 func (p *partitionActor) run(g int, t *tick) {
-	began := time.Now()
+	var began time.Time
+	if t.timed {
+		began = time.Now()
+	}
 	r := &p.r
 	r.w, r.in, r.x, r.ok = t.w, t.in, &p.x, false
 	p.e.groups[g].send(r)
@@ -86,7 +89,10 @@ func (p *partitionActor) run(g int, t *tick) {
 		panic("group actor did not run inline: groups must use the synchronized dispatcher")
 	}
 	r.in = nil
-	busy := time.Since(began)
+	var busy time.Duration
+	if t.timed {
+		busy = time.Since(began)
+	}
 	p.done.ran = append(p.done.ran, ran{g: g, next: r.next, busy: busy})
 	if obs := p.e.observer; obs != nil {
 		obs.GroupDone(g, t.w, busy)
