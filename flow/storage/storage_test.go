@@ -7,31 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/internal/flowtest"
 	"github.com/opasim/opasim/flow/maxmin"
 	"github.com/opasim/opasim/flow/route"
 	"github.com/opasim/opasim/flow/workload"
 )
 
-// star returns n servers on one switch, every link of capacity 1: server
-// s's link up is link s, its link down n+s (the graph numbers links by
-// their tail node; L = 2n links).
-func star(t *testing.T, n int) route.Router {
-	t.Helper()
-	var ls []graph.Link
-	for s := 0; s < n; s++ {
-		ls = append(ls, graph.Link{From: int32(s), To: int32(n), Capacity: 1}, graph.Link{From: int32(n), To: int32(s), Capacity: 1})
-	}
-	g, err := graph.New(n, 1, ls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := route.NewECMP(g, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
+// star is flowtest.Star: n servers on one switch, unit links; server s's
+// link up is link s, its link down n+s.
+func star(t *testing.T, n int) route.Router { return flowtest.Star(t, n) }
 
 // chain is a Markov model going init → phase → end.
 func chain(tasks int, phase int) workload.Markov {

@@ -5,28 +5,13 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/flow/dynamic"
-	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/internal/flowtest"
 	"github.com/opasim/opasim/flow/route"
 )
 
-// star is one switch with n servers, unit links: flows contend only on
-// their ends' links.
-func star(t *testing.T, n int) route.Router {
-	t.Helper()
-	var ls []graph.Link
-	for s := 0; s < n; s++ {
-		ls = append(ls, graph.Link{From: int32(s), To: int32(n), Capacity: 1}, graph.Link{From: int32(n), To: int32(s), Capacity: 1})
-	}
-	g, err := graph.New(n, 1, ls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := route.NewECMP(g, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
+// star is flowtest.Star: n servers on one switch, unit links; server s's
+// link up is link s, its link down n+s.
+func star(t *testing.T, n int) route.Router { return flowtest.Star(t, n) }
 
 func makespan(t *testing.T, r route.Router, a App) (float64, int) {
 	t.Helper()
