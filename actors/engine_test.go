@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
@@ -215,5 +216,51 @@ func TestFailureAborts(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "injected fault") || !strings.Contains(err.Error(), "c3") {
 			t.Errorf("GOMAXPROCS=%d: error %v, want the injected fault and the component", procs, err)
 		}
+	}
+}
+
+// windowCounter counts the windows of a run.
+type windowCounter struct{ windows int64 }
+
+func (c *windowCounter) GroupDone(int, clock.Window, time.Duration) {}
+func (c *windowCounter) WindowDone(clock.Window, time.Duration)     { c.windows++ }
+
+// TestNoAllocationPerGroup: in a window, the actor engine allocates nothing
+// per group or per component beyond what the model allocates (the same
+// under the sequential engine): only the clock's ticks and the partitions'
+// reports pass through protoactor-go's default mailboxes, which allocate a
+// few objects a message. Measured as the allocations a run of 2T cycles
+// makes beyond a run of T, on the 8-ary 2-tree (24 groups) at GOMAXPROCS
+// 2 (two partitions): an allocation per group and window would add 24 a
+// window; the bound is 4 per partition and window, plus the sequential
+// engine's own growth.
+func TestNoAllocationPerGroup(t *testing.T) {
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	allocs := func(e sim.Engine, cycles int64) (uint64, int64) {
+		cfg := fabric.Default()
+		cfg.Topology.Preset = "tree-8ary-2"
+		cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 0.7, cycles, 0
+		n := build(t, cfg)
+		wc := &windowCounter{}
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		if _, err := sim.Execute(context.Background(), n, e, sim.Hooks{Observer: wc}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&b)
+		return b.Mallocs - a.Mallocs, wc.windows
+	}
+	const cycles = 3000
+	s1, _ := allocs(sim.Sequential{}, cycles)
+	s2, _ := allocs(sim.Sequential{}, 2*cycles)
+	a1, w1 := allocs(Engine{}, cycles)
+	a2, w2 := allocs(Engine{}, 2*cycles)
+	windows := w2 - w1
+	extra := (int64(a2) - int64(a1)) - (int64(s2) - int64(s1))
+	t.Logf("%d more windows: %d more allocations under actors, %d under sequential (%.1f a window beyond)",
+		windows, int64(a2)-int64(a1), int64(s2)-int64(s1), float64(extra)/float64(windows))
+	if windows <= 0 || extra > 8*windows {
+		t.Errorf("the actor engine allocates %d times in %d windows beyond the model: more than 4 a partition and window", extra, windows)
 	}
 }
