@@ -45,16 +45,17 @@ func (p *pool) worker() {
 	}
 }
 
-// next spins briefly, then blocks, for the next activation.
+// next spins briefly, then blocks, for the next activation. It spins on
+// the queue's length without yielding: a worker holds its OS thread, and
+// a yield of a goroutine locked to its thread hands the thread's P to
+// another thread and back (two thread switches a yield, tens a window).
 func (p *pool) next() (func(), bool) {
 	var deadline time.Time
 	for i := 0; ; i++ {
-		select {
-		case fn, ok := <-p.work:
-			return fn, ok
-		default:
+		if len(p.work) > 0 {
+			break
 		}
-		if i%64 == 0 {
+		if i%256 == 0 {
 			now := time.Now()
 			if deadline.IsZero() {
 				deadline = now.Add(spinFor)
@@ -62,7 +63,6 @@ func (p *pool) next() (func(), bool) {
 				break
 			}
 		}
-		runtime.Gosched()
 	}
 	fn, ok := <-p.work
 	return fn, ok
