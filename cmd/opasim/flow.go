@@ -23,8 +23,10 @@ import (
 	"github.com/opasim/opasim/flow/dynamic"
 	"github.com/opasim/opasim/flow/spec"
 	"github.com/opasim/opasim/flow/static"
+	"github.com/opasim/opasim/flow/trace"
 	"github.com/opasim/opasim/flow/workload"
 	"github.com/opasim/opasim/sim"
+	"github.com/opasim/opasim/workloads/vef"
 )
 
 func newFlowCmd() *cobra.Command {
@@ -74,7 +76,8 @@ type flowFlags struct {
 	app, policy                                 string
 	shares                                      []float64
 	tasks, iterations                           int
-	compute                                     float64
+	compute, cpuFactor                          float64
+	traceFile                                   string
 	seed                                        uint64
 	progress                                    bool
 }
@@ -117,6 +120,8 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.IntVar(&f.tasks, "tasks", 0, "--app: tasks, on servers 0..tasks-1 (default: every server)")
 		fl.IntVar(&f.iterations, "iterations", 0, "--app: time steps, sweeps, rounds (default 1)")
 		fl.Float64Var(&f.compute, "compute", 0, "--app: compute time before each causal flow")
+		fl.StringVar(&f.traceFile, "trace", "", "replay this VEF trace (plain or gzip) instead of the pattern: bytes and ns, so --capacity is in bytes/ns (12.5: 100 Gb/s)")
+		fl.Float64Var(&f.cpuFactor, "cpu-factor", 1, "--trace: multiply the trace's computation times (delays, independent records' times) by this")
 	}
 	fl.BoolVar(&f.progress, "progress", true, "show a progress bar on a terminal")
 	return cmd
@@ -197,6 +202,13 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	if set("compute") {
 		cfg.App.Compute = f.compute
 	}
+	if set("trace") {
+		cfg.Trace.File = f.traceFile
+	}
+	if set("cpu-factor") {
+		x := f.cpuFactor
+		cfg.Trace.CPUFactor = &x
+	}
 	if cfg.Workers == 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -245,6 +257,20 @@ type dynamicSummary struct {
 	MeanCompletion            float64 // mean of finish − start over the pattern's flows
 	Batches                   int
 	Resolved                  int64
+	// With --trace: the trace's tasks, messages and collective parts.
+	Trace *traceSummary `json:",omitempty"`
+	// With failed cables: the same run on the network without failures,
+	// with the same routing, and the ratio of the makespans.
+	HealthyMakespan   float64 `json:",omitempty"`
+	FailedOverHealthy float64 `json:",omitempty"`
+}
+
+type traceSummary struct {
+	File                   string
+	CPUFactor              float64
+	Tasks                  int
+	Messages, Parts        int64
+	TaskEndMin, TaskEndMax float64
 }
 
 func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
@@ -343,17 +369,77 @@ func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *sp
 
 func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
 	d := cfg.Dynamic
+	policy, err := d.PolicyOf()
+	if err != nil {
+		return badInput(err)
+	}
+	opt := dynamic.Options{Policy: policy, Interrupt: func() bool { return ctx.Err() != nil }}
+	sum, digest, err := dynamicOnce(net, pat, cfg, opt)
+	if err != nil {
+		return err
+	}
+	if net.FailedCables > 0 && !sum.interrupted {
+		// The same run on the intact network, with the same routing.
+		h := cfg
+		h.Topology.Preset, h.Topology.FailCount, h.Topology.FailFraction = "", 0, 0
+		if h.Routing.Name == "" {
+			h.Routing.Name = "bfs"
+		}
+		healthy, err := h.Build()
+		if err != nil {
+			return badInput(err)
+		}
+		hs, _, err := dynamicOnce(healthy, pat, h, opt)
+		if err != nil {
+			return fmt.Errorf("the network without failures: %w", err)
+		}
+		if !hs.interrupted {
+			sum.HealthyMakespan = hs.Makespan
+			if hs.Makespan > 0 {
+				sum.FailedOverHealthy = sum.Makespan / hs.Makespan
+			}
+		}
+	}
+	res.Interrupted = sum.interrupted
+	res.Dynamic, res.Digest = &sum.dynamicSummary, digest
+	return nil
+}
+
+type dynamicRun struct {
+	dynamicSummary
+	interrupted bool
+}
+
+// dynamicOnce runs the configured workload — a trace, the Markov model, an
+// application or the pattern in phases — on net. A trace's, an
+// application's or the Markov model's flow that the network cannot route
+// (failed cables) is an error naming its servers; a pattern's is counted
+// unfinished.
+func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dynamic.Options) (*dynamicRun, string, error) {
+	d := cfg.Dynamic
 	phase := d.PhaseFlows
 	if phase == 0 {
 		phase = math.MaxInt32
 	}
 	var flows []dynamic.Flow
 	var barriers []int
-	policy, err := d.PolicyOf()
-	if err != nil {
-		return badInput(err)
-	}
-	if m := cfg.Markov; m.Tasks != 0 {
+	var tsum *traceSummary
+	var plan *trace.Plan
+	var err error
+	causal := true
+	if tf := cfg.Trace; tf.File != "" {
+		rd, err := vef.Open(tf.File)
+		if err != nil {
+			return nil, "", badInput(fmt.Errorf("trace.file: %w", err))
+		}
+		plan, err = trace.Build(rd, net.Graph.NumServers(), trace.Options{CPUFactor: tf.Factor()})
+		rd.Close()
+		if err != nil {
+			return nil, "", badInput(fmt.Errorf("trace.file %s: %w", tf.File, err))
+		}
+		flows = plan.Flows
+		tsum = &traceSummary{File: tf.File, CPUFactor: tf.Factor(), Tasks: plan.Tasks, Messages: plan.Messages, Parts: plan.Parts}
+	} else if m := cfg.Markov; m.Tasks != 0 {
 		if m.Seed == 0 {
 			m.Seed = cfg.Seed
 		}
@@ -363,7 +449,7 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 			a.Tasks = net.Graph.NumServers()
 		}
 		if a.Tasks > net.Graph.NumServers() {
-			return badInput(fmt.Errorf("app.tasks: %d is not allowed: must be at most the network's %d servers", a.Tasks, net.Graph.NumServers()))
+			return nil, "", badInput(fmt.Errorf("app.tasks: %d is not allowed: must be at most the network's %d servers", a.Tasks, net.Graph.NumServers()))
 		}
 		if a.Size == 0 {
 			a.Size = d.FlowSize
@@ -373,18 +459,23 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 		}
 		flows, err = a.Flows()
 	} else {
+		causal = false
 		flows, barriers, err = workload.Phased(pat, phase, d.FlowSize, d.PhaseDelay)
 	}
 	if err != nil {
-		return badInput(err)
+		return nil, "", badInput(err)
 	}
-	r, err := dynamic.RunWith(net.Router, flows, dynamic.Options{Policy: policy, Interrupt: func() bool { return ctx.Err() != nil }})
+	r, err := dynamic.RunWith(net.Router, flows, opt)
 	if err != nil {
-		return badInput(err)
+		return nil, "", badInput(err)
 	}
-	res.Interrupted = r.Interrupted
-	sum := &dynamicSummary{Flows: len(flows) - len(barriers), Phases: len(barriers) + 1, Unfinished: r.Unfinished,
-		Makespan: r.Makespan, Batches: r.Batches, Resolved: r.Resolved}
+	if causal {
+		if err := trace.FirstNoPath(flows, r); err != nil {
+			return nil, "", fmt.Errorf("%w (%d cables failed)", err, net.FailedCables)
+		}
+	}
+	sum := &dynamicRun{dynamicSummary: dynamicSummary{Flows: len(flows) - len(barriers), Phases: len(barriers) + 1, Unfinished: r.Unfinished,
+		Makespan: r.Makespan, Batches: r.Batches, Resolved: r.Resolved, Trace: tsum}, interrupted: r.Interrupted}
 	h := fnv.New64a()
 	isBarrier := make(map[int]bool, len(barriers))
 	for _, b := range barriers {
@@ -402,8 +493,15 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 	if done > 0 {
 		sum.MeanCompletion = total / float64(done) // over the flows that completed
 	}
-	res.Dynamic, res.Digest = sum, fmt.Sprintf("%016x", h.Sum64())
-	return nil
+	if tsum != nil {
+		tr := plan.Summarize(r)
+		sum.Makespan = tr.Execution
+		tsum.TaskEndMin = math.Inf(1)
+		for _, e := range tr.TaskEnds {
+			tsum.TaskEndMin, tsum.TaskEndMax = min(tsum.TaskEndMin, e), max(tsum.TaskEndMax, e)
+		}
+	}
+	return sum, fmt.Sprintf("%016x", h.Sum64()), nil
 }
 
 func printFlow(w io.Writer, r *flowResults) {
@@ -435,6 +533,14 @@ func printFlow(w io.Writer, r *flowResults) {
 	if d := r.Dynamic; d != nil {
 		fmt.Fprintf(w, "dynamic: %d flows in %d phases, %d unfinished; makespan %.6g, mean flow completion %.6g; %d event times, %d rates recomputed\n",
 			d.Flows, d.Phases, d.Unfinished, d.Makespan, d.MeanCompletion, d.Batches, d.Resolved)
+		if t := d.Trace; t != nil {
+			fmt.Fprintf(w, "trace %s: %d tasks, %d messages, %d collective parts, cpu factor %g; execution time %.10g ns (task ends %.10g to %.10g)\n",
+				t.File, t.Tasks, t.Messages, t.Parts, t.CPUFactor, d.Makespan, t.TaskEndMin, t.TaskEndMax)
+		}
+		if d.HealthyMakespan > 0 {
+			fmt.Fprintf(w, "failures: makespan %.10g with %d cables failed, %.10g without (same routing): %.4fx\n",
+				d.Makespan, r.FailedCables, d.HealthyMakespan, d.FailedOverHealthy)
+		}
 		if r.Interrupted {
 			fmt.Fprintf(w, "INTERRUPTED at time %.6g: the figures above cover the flows completed by then\n", d.Makespan)
 		}

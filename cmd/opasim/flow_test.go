@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/opasim/opasim/flow/graph"
 )
 
 // TestFlowStatic: the flow engine's static run on the 8-ary 2-tree,
@@ -143,4 +146,130 @@ func TestFlowApp(t *testing.T) {
 	}
 	expectRefused(t, "too many tasks", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--app", "nbody", "--tasks", "65"}, []string{"app.tasks: 65 is not allowed: must be at most the network's 64 servers"})
 	expectRefused(t, "unknown app", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--app", "lattice"}, []string{`application kind: "lattice" is not allowed`})
+}
+
+// TestFlowFailureImpact: a 2×2 stencil (flows of 10, 2 steps) on a ring
+// of 4 switches, one server each, ECMP over all shortest paths. Healthy:
+// every server sends 4 flows (2 to its x neighbour, adjacent on the ring,
+// 2 to its y neighbour, two hops away, split over both ways), no ring
+// link is over capacity with every flow at 1/4: 40 a step, 80. With the
+// cable between the switches of servers 2 and 3 cut (seed 6), the ring is
+// the line 3-0-1-2, and every one of the 16 flows of a step crosses the
+// middle link 0→1 or 1→0, 8 flows each: 1/8, 80 a step, 160 (2×). With
+// the cable between 1 and 2 cut (seed 1), the line 2-3-0-1 keeps the x
+// pairs (0, 1 and 2, 3) adjacent and each middle link carries 4 flows: 80
+// again. Seed 3 cuts server 0's own cable: an error naming its first
+// flow, 0→1.
+func TestFlowFailureImpact(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ring.yaml")
+	if err := os.WriteFile(cfg, []byte("topology:\n  kind: torus\n  dims: [4]\n  servers_per_switch: 1\nrouting: {name: ecmp, paths: 0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tor, err := graph.NewTorus([]int{4}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := func(seed uint64) [2]int32 { // the ends of the one cable seed fails
+		f, err := graph.FailCables(tor.Graph, 1, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail, head := tor.Graph.Tail(f.Removed[0]), tor.Graph.Head(f.Removed[0])
+		return [2]int32{min(tail, head), max(tail, head)}
+	}
+	app := []string{"flow", "dynamic", "--config", cfg, "--app", "stencil2d", "--iterations", "2", "--flow-size", "10", "--fail-count", "1"}
+	for _, c := range []struct {
+		seed string
+		ends [2]int32 // servers 0..3, switch 4+i holds server i
+		want string
+	}{
+		{"6", [2]int32{6, 7}, "makespan 160 with 1 cables failed, 80 without (same routing): 2.0000x"},
+		{"1", [2]int32{5, 6}, "makespan 80 with 1 cables failed, 80 without (same routing): 1.0000x"},
+	} {
+		seed, _ := strconv.ParseUint(c.seed, 10, 64)
+		if got := cut(seed); got != c.ends {
+			t.Fatalf("seed %s cuts the cable %v, not %v: the test's premise changed", c.seed, got, c.ends)
+		}
+		stdout, stderr, code := opasim(t, append(app, "--seed", c.seed)...)
+		if code != 0 || !strings.Contains(stdout, c.want) {
+			t.Errorf("seed %s: exit %d: %s%s; want %q", c.seed, code, stdout, stderr, c.want)
+		}
+	}
+	if got := cut(3); got != [2]int32{0, 4} {
+		t.Fatalf("seed 3 cuts %v, not server 0's cable", got)
+	}
+	_, stderr, code := opasim(t, append(app, "--seed", "3")...)
+	if code != 1 || !strings.Contains(stderr, "flow 0 from server 0 to server 1: no path") {
+		t.Errorf("seed 3: exit %d, %q; want 1 and the pair named", code, stderr)
+	}
+}
+
+// TestFlowTrace: a ring trace of 16 tasks, 3 iterations of 4,096-byte
+// shifts with 1,000 ns of computation between, on the 8-ary 2-tree at
+// 12.5 bytes/ns: every shift has its own links under d-mod-k (327.68 ns),
+// so 3·327.68 + 2·1,000 = 2,983.04 ns, and with the CPU factor 2,
+// 3·327.68 + 2·2,000 = 4,983.04. The cycle-level replay of the same trace
+// (trace in CL, no background) takes longer — a message there pays the
+// network's latency, which the flow level does not model — but not by
+// more than a quarter. Bad values are refused naming the field.
+func TestFlowTrace(t *testing.T) {
+	dir := t.TempDir()
+	ring := filepath.Join(dir, "ring.vef")
+	if _, stderr, code := opasim(t, "trace", "gen", "ring", "--tasks", "16", "--iterations", "3", "--bytes", "4096", "--compute-ns", "1000", "--out", ring); code != 0 {
+		t.Fatal(stderr)
+	}
+	flow := []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--capacity", "12.5", "--trace", ring}
+	for _, c := range []struct {
+		factor string
+		want   string
+	}{
+		{"1", "16 tasks, 48 messages, 0 collective parts, cpu factor 1; execution time 2983.04 ns"},
+		{"2", "cpu factor 2; execution time 4983.04 ns"},
+	} {
+		stdout, stderr, code := opasim(t, append(flow, "--cpu-factor", c.factor)...)
+		if code != 0 || !strings.Contains(stdout, c.want) {
+			t.Errorf("cpu factor %s: exit %d: %s%s; want %q", c.factor, code, stdout, stderr, c.want)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	out := filepath.Join(dir, "cycle.json")
+	_, stderr, code := opasim(t, "run", "--traffic", "paper-mix", "--preset", "tree-8ary-2", "--trace", ring, "--trace-sl", "2", "--load", "0", "--out", out)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Trace struct {
+			Finished    bool    `json:"finished"`
+			ExecutionNS float64 `json:"execution_ns"`
+		} `json:"trace"`
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if cyc := res.Trace.ExecutionNS; !res.Trace.Finished || cyc < 2983.04 || cyc > 1.25*2983.04 {
+		t.Errorf("cycle level %v ns (finished %v): want between the flow level's 2,983.04 and a quarter more", cyc, res.Trace.Finished)
+	}
+}
+
+func TestFlowTraceBadInput(t *testing.T) {
+	dir := t.TempDir()
+	ring := filepath.Join(dir, "ring.vef")
+	if _, stderr, code := opasim(t, "trace", "gen", "ring", "--tasks", "4", "--iterations", "1", "--out", ring); code != 0 {
+		t.Fatal(stderr)
+	}
+	bad := filepath.Join(dir, "bad.vef")
+	if err := os.WriteFile(bad, []byte("VEF 2 1 1 0 0 FALSE\nC0 0 1\n0 0 5 8 0 0 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"flow", "dynamic", "--preset", "tree-8ary-2"}
+	expectRefused(t, "negative cpu factor", append(base, "--trace", ring, "--cpu-factor", "-1"), []string{"trace cpu factor: -1 is not allowed: must be in [0, 1e+09]"})
+	expectRefused(t, "missing trace", append(base, "--trace", filepath.Join(dir, "none.vef")), []string{"trace.file", "none.vef"})
+	expectRefused(t, "bad record", append(base, "--trace", bad), []string{"bad.vef", "line 3", "dst"})
 }

@@ -33,6 +33,25 @@ type Config struct {
 	// Markov, if its tasks are set, is what the dynamic engine runs: the
 	// Markov-chain application model.
 	Markov workload.Markov `yaml:"markov" json:"markov,omitempty"`
+	// Trace, if its file is set, is what the dynamic engine runs: a VEF
+	// trace replayed at flow level (package flow/trace).
+	Trace Trace `yaml:"trace" json:"trace,omitempty"`
+}
+
+// Trace is a VEF trace to replay at flow level: message sizes are bytes
+// and times ns, so link capacities are in bytes per ns (12.5: 100 Gb/s).
+type Trace struct {
+	File string `yaml:"file" json:"file,omitempty"`
+	// CPUFactor multiplies the trace's computation times (nil: 1).
+	CPUFactor *float64 `yaml:"cpu_factor" json:"cpu_factor,omitempty"`
+}
+
+// Factor is the CPU factor, 1 when not given.
+func (t Trace) Factor() float64 {
+	if t.CPUFactor == nil {
+		return 1
+	}
+	return *t.CPUFactor
 }
 
 // Topology kinds.

@@ -370,7 +370,7 @@ type NoPathError struct {
 }
 
 func (e *NoPathError) Error() string {
-	return fmt.Sprintf("flow %d from server %d to server %d: no path (%v): the network does not connect them", e.Flow, e.Src, e.Dst, route.ErrNoPath)
+	return fmt.Sprintf("flow %d from server %d to server %d: no path: the network does not connect them", e.Flow, e.Src, e.Dst)
 }
 
 // Unwrap lets errors.Is see route.ErrNoPath.
@@ -385,6 +385,12 @@ func (p *Plan) Run(r route.Router, opt dynamic.Options) (*Result, error) {
 	if err := FirstNoPath(p.Flows, res); err != nil {
 		return nil, err
 	}
+	return p.Summarize(res), nil
+}
+
+// Summarize is the replay's result from a run of the plan's flows
+// (dynamic.RunWith of p.Flows).
+func (p *Plan) Summarize(res *dynamic.Result) *Result {
 	out := &Result{Tasks: p.Tasks, Messages: p.Messages, Parts: p.Parts, Flows: len(p.Flows), TaskEnds: make([]float64, p.Tasks),
 		Batches: res.Batches, Resolved: res.Resolved, Interrupted: res.Interrupted}
 	for t, evs := range p.events {
@@ -395,7 +401,7 @@ func (p *Plan) Run(r route.Router, opt dynamic.Options) (*Result, error) {
 			out.Execution = max(out.Execution, out.TaskEnds[t])
 		}
 	}
-	return out, nil
+	return out
 }
 
 // FirstNoPath returns a *NoPathError for the first flow of a run that
