@@ -41,13 +41,14 @@ func newFlowCmd() *cobra.Command {
   opasim flow scale --out scale      throughput of topology families against their size (seed 001 Fig. 7)
   opasim flow apps --out apps        application execution times and multipath effects (Figs. 8 and 9)
   opasim flow fcfs --apps 1000       the FCFS application workload (4.03M flows)
+  opasim flow jobs --out jobs        a job stream through the batch system, runtimes from the network
   opasim flow presets                the named topologies
 
 A config file (--config) holds the same fields as YAML (docs/flow.md); flags override it.`,
 		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.AddCommand(newFlowRunCmd("static"), newFlowRunCmd("dynamic"), newFlowScaleCmd(), newFlowAppsCmd(), newFlowFCFSCmd(), &cobra.Command{
+	root.AddCommand(newFlowRunCmd("static"), newFlowRunCmd("dynamic"), newFlowScaleCmd(), newFlowAppsCmd(), newFlowFCFSCmd(), newFlowJobsCmd(), &cobra.Command{
 		Use:   "presets",
 		Short: "List the flow topology presets",
 		Args:  noArgs,

@@ -273,3 +273,59 @@ func TestFlowTraceBadInput(t *testing.T) {
 	expectRefused(t, "missing trace", append(base, "--trace", filepath.Join(dir, "none.vef")), []string{"trace.file", "none.vef"})
 	expectRefused(t, "bad record", append(base, "--trace", bad), []string{"bad.vef", "line 3", "dst"})
 }
+
+// TestFlowJobs: flow/jobs' hand-computed case (TestNetworkRuntimesByHand)
+// through the command: six servers, two on each of three leaves under a
+// core switch (a graph file), n-body of one iteration with flows of 4;
+// jobs of 3, 3 and 4 tasks arrive at 0, 0 and 1. The first two interfere
+// and both take 20 (8 alone); the third waits to 20 and takes 12:
+// makespan 32, mean wait 19/3, utilization 0.875, throughput 3/32. The
+// files and figures are written; bad input is refused naming the field.
+func TestFlowJobs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	g := "servers 6\nswitches 4\ncable 0 6\ncable 1 6\ncable 2 7\ncable 3 7\ncable 4 8\ncable 5 8\ncable 6 9\ncable 7 9\ncable 8 9\n"
+	cfg := write("leaves.yaml", "topology:\n  kind: file\n  file: "+write("leaves.graph", g)+"\n")
+	stream := write("stream", "# arrival size runtime\n0 3 100\n0 3 100\n1 4 100\n")
+	out := filepath.Join(dir, "out")
+	args := []string{"flow", "jobs", "--config", cfg, "--stream", stream, "--app", "nbody", "--flow-size", "4", "--out", out}
+	stdout, stderr, code := opasim(t, args...)
+	if code != 0 || !strings.Contains(stdout, "makespan     32\n") || !strings.Contains(stdout, "utilization  0.875; throughput 0.09375") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	csvData, err := os.ReadFile(filepath.Join(out, "jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "0,0,3,100,0,20,0,20,20,0,6\n1,0,3,100,0,20,0,20,20,3,6\n2,1,4,100,20,32,19,12,31,0,12\n"; !strings.HasSuffix(string(csvData), want) {
+		t.Errorf("jobs.csv:\n%s\nwant the rows\n%s", csvData, want)
+	}
+	var rep jobsReport
+	data, err := os.ReadFile(filepath.Join(out, "jobs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.MeanWait != 19.0/3 || rep.MeanRuntime != 52.0/3 || len(rep.Busy) != 3 || rep.Busy[1] != 4 {
+		t.Errorf("jobs.json: %+v", rep)
+	}
+	for _, f := range []string{"utilization.csv", "utilization.png", "utilization.svg", "jobs.png", "jobs.svg"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	big := write("big", "0 7 1\n")
+	expectRefused(t, "job too big", []string{"flow", "jobs", "--config", cfg, "--stream", big, "--out", out}, []string{"job 0 size: 7 is not allowed: must be in [1, 6]"})
+	expectRefused(t, "unknown policy", append(args, "--policy", "lifo"), []string{`jobs policy: "lifo" is not allowed`})
+	expectRefused(t, "unknown mapping", append(args, "--mapping", "snake"), []string{`jobs mapping: "snake" is not allowed`})
+	expectRefused(t, "stencil of 3", append(args, "--app", "stencil2d"), []string{"job 0 (size 3)", "stencil2d tasks: 3 is not allowed"})
+	expectRefused(t, "no out", []string{"flow", "jobs", "--config", cfg}, []string{"--out: a directory is required"})
+}
