@@ -384,7 +384,13 @@ func (s *Scheduler) reservation(n int) (shadow float64, extra int) {
 func (s *Scheduler) profile() *profile {
 	p := &profile{t: []float64{s.now}, free: []int{s.nFree}}
 	for _, i := range s.running {
-		p.reserve(s.expectedEnd(i), math.Inf(1), -s.jobs[i].Size) // their servers come back at their expected end
+		// A job's servers come back at its expected end; a job past its
+		// estimate (a runtime the user underestimated, or the network's
+		// execution) may end at any time: not counted on (+Inf), the plan
+		// being made again at its end.
+		if end := s.place[i].Start + estimate(s.jobs[i]); end > s.now {
+			p.reserve(end, math.Inf(1), -s.jobs[i].Size)
+		}
 	}
 	return p
 }
