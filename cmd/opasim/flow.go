@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"hash/fnv"
@@ -466,14 +467,14 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 	if err != nil {
 		return nil, "", badInput(err)
 	}
+	opt.NoPathIsError = causal // its dependants could never run: no execution time
 	r, err := dynamic.RunWith(net.Router, flows, opt)
+	var np *dynamic.NoPathError
+	if errors.As(err, &np) {
+		return nil, "", fmt.Errorf("%w (%d cables failed)", err, net.FailedCables)
+	}
 	if err != nil {
 		return nil, "", badInput(err)
-	}
-	if causal {
-		if err := trace.FirstNoPath(flows, r); err != nil {
-			return nil, "", fmt.Errorf("%w (%d cables failed)", err, net.FailedCables)
-		}
 	}
 	sum := &dynamicRun{dynamicSummary: dynamicSummary{Flows: len(flows) - len(barriers), Phases: len(barriers) + 1, Unfinished: r.Unfinished,
 		Makespan: r.Makespan, Batches: r.Batches, Resolved: r.Resolved, Trace: tsum}, interrupted: r.Interrupted}

@@ -200,7 +200,7 @@ func TestFlowFailureImpact(t *testing.T) {
 		t.Fatalf("seed 3 cuts %v, not server 0's cable", got)
 	}
 	_, stderr, code := opasim(t, append(app, "--seed", "3")...)
-	if code != 1 || !strings.Contains(stderr, "flow 0 from server 0 to server 1: no path") {
+	if code != 1 || !strings.Contains(stderr, "flow 0 from server 0 to server 1 (at time 0): no path") {
 		t.Errorf("seed 3: exit %d, %q; want 1 and the pair named", code, stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -54,13 +55,17 @@ func RunNetwork(r route.Router, n Network, jobs []Job, opt dynamic.Options) (*Ne
 	if err != nil {
 		return nil, err
 	}
-	w := &netWorkload{n: n, s: s, jobs: jobs, left: make([]int, len(jobs)), flows: make([]int, len(jobs)),
-		pairs: make([][][2]int32, len(jobs)), jobRefs: make([][]dynamic.Ref, len(jobs)), wake: math.Inf(-1)}
+	w := &netWorkload{n: n, s: s, jobs: jobs, left: make([]int, len(jobs)), flows: make([]int, len(jobs)), wake: math.Inf(-1)}
+	opt.NoPathIsError = true
 	e, err := dynamic.New(r, opt)
 	if err != nil {
 		return nil, err
 	}
 	st, err := e.Run(w)
+	var np *dynamic.NoPathError
+	if errors.As(err, &np) {
+		return nil, fmt.Errorf("job %d: a flow from server %d to server %d has no path (at time %v): the network does not connect them: %w", np.Tag, np.Src, np.Dst, np.At, route.ErrNoPath)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -80,17 +85,15 @@ func RunNetwork(r route.Router, n Network, jobs []Job, opt dynamic.Options) (*Ne
 // netWorkload is the dynamic engine's workload: the scheduler's decisions
 // at arrivals and ends, each started job's flows.
 type netWorkload struct {
-	n       Network
-	s       *Scheduler
-	jobs    []Job
-	left    []int           // flows of each job not yet completed
-	flows   []int           // flows of each job
-	pairs   [][][2]int32    // each running job's flows' servers, to name a flow with no path
-	jobRefs [][]dynamic.Ref // each running job's flows
-	refs    []dynamic.Ref   // scratch: the flows of the job being started
-	after   []dynamic.Ref
-	wake    float64 // the wake-up asked for the next arrival, -Inf none
-	asked   bool    // a wake-up asked for now, to decide once the ends of this time are in
+	n     Network
+	s     *Scheduler
+	jobs  []Job
+	left  []int         // flows of each job not yet completed
+	flows []int         // flows of each job
+	refs  []dynamic.Ref // scratch: the flows of the job being started
+	after []dynamic.Ref
+	wake  float64 // the wake-up asked for the next arrival, -Inf none
+	asked bool    // a wake-up asked for now, to decide once the ends of this time are in
 }
 
 func (w *netWorkload) Init(e *dynamic.Engine) error { return w.step(e) }
@@ -105,15 +108,10 @@ func (w *netWorkload) Wake(e *dynamic.Engine) error {
 
 func (w *netWorkload) FlowDone(e *dynamic.Engine, d dynamic.Done) error {
 	i := int(d.Tag)
-	if math.IsInf(d.Finish, 1) {
-		if math.IsInf(d.Start, 1) {
-			return nil // after a flow with no path, which is reported first
-		}
-		p := w.lookup(i, d)
-		return fmt.Errorf("job %d: a flow from server %d to server %d has no path: the network does not connect them", i, p[0], p[1])
+	if math.IsInf(d.Finish, 1) { // cannot happen: a flow with no path ends the run (NoPathIsError)
+		return fmt.Errorf("job %d: a flow never completes", i)
 	}
 	if w.left[i]--; w.left[i] == 0 {
-		w.pairs[i], w.jobRefs[i] = nil, nil
 		w.s.Finish(i, e.Now())
 		if !w.asked { // decide once every end of this time is in: the engine wakes after the batch's completions
 			w.asked = true
@@ -121,16 +119,6 @@ func (w *netWorkload) FlowDone(e *dynamic.Engine, d dynamic.Done) error {
 		}
 	}
 	return nil
-}
-
-// lookup finds the servers of job i's flow d.
-func (w *netWorkload) lookup(i int, d dynamic.Done) [2]int32 {
-	for k, r := range w.jobRefs[i] {
-		if r == d.Ref {
-			return w.pairs[i][k]
-		}
-	}
-	return [2]int32{-1, -1}
 }
 
 // step lets the scheduler decide now, starts the jobs it starts (a job
@@ -183,7 +171,6 @@ func (w *netWorkload) start(e *dynamic.Engine, i int) (int, error) {
 	}
 	now := e.Now()
 	w.refs = w.refs[:0]
-	pairs := make([][2]int32, 0, len(flows))
 	for k, f := range flows {
 		w.after = w.after[:0]
 		for _, d := range f.Deps {
@@ -201,10 +188,7 @@ func (w *netWorkload) start(e *dynamic.Engine, i int) (int, error) {
 			return 0, fmt.Errorf("job %d: %w", i, err)
 		}
 		w.refs = append(w.refs, ref)
-		pairs = append(pairs, [2]int32{f.Src, f.Dst})
 	}
 	w.left[i], w.flows[i] = len(flows), len(flows)
-	w.pairs[i] = pairs
-	w.jobRefs[i] = append([]dynamic.Ref(nil), w.refs...)
 	return len(flows), nil
 }

@@ -362,27 +362,13 @@ type Result struct {
 	Interrupted bool
 }
 
-// NoPathError is a flow of the trace whose destination the routing cannot
-// reach (a failed network).
-type NoPathError struct {
-	Flow     int
-	Src, Dst int32
-}
-
-func (e *NoPathError) Error() string {
-	return fmt.Sprintf("flow %d from server %d to server %d: no path: the network does not connect them", e.Flow, e.Src, e.Dst)
-}
-
-// Unwrap lets errors.Is see route.ErrNoPath.
-func (e *NoPathError) Unwrap() error { return route.ErrNoPath }
-
-// Run replays the plan on r's network.
+// Run replays the plan on r's network. A flow whose servers the network
+// does not connect (failed cables) ends the run with a
+// *dynamic.NoPathError naming them.
 func (p *Plan) Run(r route.Router, opt dynamic.Options) (*Result, error) {
+	opt.NoPathIsError = true
 	res, err := dynamic.RunWith(r, p.Flows, opt)
 	if err != nil {
-		return nil, err
-	}
-	if err := FirstNoPath(p.Flows, res); err != nil {
 		return nil, err
 	}
 	return p.Summarize(res), nil
@@ -402,21 +388,6 @@ func (p *Plan) Summarize(res *dynamic.Result) *Result {
 		}
 	}
 	return out
-}
-
-// FirstNoPath returns a *NoPathError for the first flow of a run that
-// started and never completed (its destination unreachable), nil if
-// there is none.
-func FirstNoPath(flows []dynamic.Flow, res *dynamic.Result) error {
-	if res.Unfinished == 0 || res.Interrupted {
-		return nil
-	}
-	for i := range flows {
-		if !math.IsInf(res.Start[i], 1) && math.IsInf(res.Finish[i], 1) {
-			return &NoPathError{Flow: i, Src: flows[i].Src, Dst: flows[i].Dst}
-		}
-	}
-	return nil
 }
 
 // Replay builds the trace's plan and runs it.

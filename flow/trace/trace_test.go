@@ -203,7 +203,7 @@ func TestNoPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Replay(r, reader(t, vef.Example), Options{CPUFactor: 1}, dynamic.Options{})
-	var np *NoPathError
+	var np *dynamic.NoPathError
 	if !errors.As(err, &np) || np.Src != 0 || np.Dst != 1 || !errors.Is(err, route.ErrNoPath) {
 		t.Fatalf("error %v: want no path from server 0 to server 1", err)
 	}
