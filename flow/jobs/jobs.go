@@ -4,8 +4,9 @@
 // aggressive (EASY) and conservative backfilling), a resource-allocation
 // policy (consecutive, random, locality-aware) and a task mapping
 // (consecutive, random). It decides when each job starts and on which
-// servers; how long a job runs is given by the caller (its runtime here,
-// or the network's execution of its application elsewhere).
+// servers; how long a job runs is its given runtime (Simulate), or its
+// application's execution on the network shared with the other jobs
+// (RunNetwork, on the dynamic engine).
 //
 // Deterministic: events in time order, ties broken by job order; the
 // random policies draw from a seeded generator.
