@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"hash/fnv"
@@ -25,8 +26,10 @@ import (
 	"github.com/opasim/opasim/flow/spec"
 	"github.com/opasim/opasim/flow/static"
 	"github.com/opasim/opasim/flow/storage"
+	"github.com/opasim/opasim/flow/trace"
 	"github.com/opasim/opasim/flow/workload"
 	"github.com/opasim/opasim/sim"
+	"github.com/opasim/opasim/workloads/vef"
 )
 
 func newFlowCmd() *cobra.Command {
@@ -43,13 +46,14 @@ func newFlowCmd() *cobra.Command {
   opasim flow scale --out scale      throughput of topology families against their size (seed 001 Fig. 7)
   opasim flow apps --out apps        application execution times and multipath effects (Figs. 8 and 9)
   opasim flow fcfs --apps 1000       the FCFS application workload (4.03M flows)
+  opasim flow jobs --out jobs        a job stream through the batch system, runtimes from the network
   opasim flow presets                the named topologies
 
 A config file (--config) holds the same fields as YAML (docs/flow.md); flags override it.`,
 		Args: subcommandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	root.AddCommand(newFlowRunCmd("static"), newFlowRunCmd("dynamic"), newFlowScaleCmd(), newFlowAppsCmd(), newFlowFCFSCmd(), &cobra.Command{
+	root.AddCommand(newFlowRunCmd("static"), newFlowRunCmd("dynamic"), newFlowScaleCmd(), newFlowAppsCmd(), newFlowFCFSCmd(), newFlowJobsCmd(), &cobra.Command{
 		Use:   "presets",
 		Short: "List the flow topology presets",
 		Args:  noArgs,
@@ -78,7 +82,8 @@ type flowFlags struct {
 	app, policy, storagePolicy                  string
 	shares                                      []float64
 	tasks, iterations                           int
-	compute                                     float64
+	compute, cpuFactor                          float64
+	traceFile                                   string
 	seed                                        uint64
 	progress                                    bool
 }
@@ -122,6 +127,8 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.IntVar(&f.tasks, "tasks", 0, "--app: tasks, on servers 0..tasks-1 (default: every server)")
 		fl.IntVar(&f.iterations, "iterations", 0, "--app: time steps, sweeps, rounds (default 1)")
 		fl.Float64Var(&f.compute, "compute", 0, "--app: compute time before each causal flow")
+		fl.StringVar(&f.traceFile, "trace", "", "replay this VEF trace (plain or gzip) instead of the pattern: bytes and ns, so --capacity is in bytes/ns (12.5: 100 Gb/s)")
+		fl.Float64Var(&f.cpuFactor, "cpu-factor", 1, "--trace: multiply the trace's computation times (delays, independent records' times) by this")
 	}
 	fl.BoolVar(&f.progress, "progress", true, "show a progress bar on a terminal")
 	return cmd
@@ -210,6 +217,13 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	if set("compute") {
 		cfg.App.Compute = f.compute
 	}
+	if set("trace") {
+		cfg.Trace.File = f.traceFile
+	}
+	if set("cpu-factor") {
+		x := f.cpuFactor
+		cfg.Trace.CPUFactor = &x
+	}
 	if cfg.Workers == 0 {
 		cfg.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -260,6 +274,20 @@ type dynamicSummary struct {
 	MeanCompletion            float64 // mean of finish − start over the pattern's flows
 	Batches                   int
 	Resolved                  int64
+	// With --trace: the trace's tasks, messages and collective parts.
+	Trace *traceSummary `json:",omitempty"`
+	// With failed cables: the same run on the network without failures,
+	// with the same routing, and the ratio of the makespans.
+	HealthyMakespan   float64 `json:",omitempty"`
+	FailedOverHealthy float64 `json:",omitempty"`
+}
+
+type traceSummary struct {
+	File                   string
+	CPUFactor              float64
+	Tasks                  int
+	Messages, Parts        int64
+	TaskEndMin, TaskEndMax float64
 }
 
 func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
@@ -358,12 +386,6 @@ func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *sp
 
 func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
 	d := cfg.Dynamic
-	phase := d.PhaseFlows
-	if phase == 0 {
-		phase = math.MaxInt32
-	}
-	var flows []dynamic.Flow
-	var barriers []int
 	policy, err := d.PolicyOf()
 	if err != nil {
 		return badInput(err)
@@ -371,7 +393,73 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 	if len(cfg.Apps) > 0 {
 		return runApps(ctx, net, cfg, policy, res)
 	}
-	if m := cfg.Markov; m.Tasks != 0 {
+	opt := dynamic.Options{Policy: policy, Interrupt: func() bool { return ctx.Err() != nil }}
+	sum, digest, err := dynamicOnce(net, pat, cfg, opt)
+	if err != nil {
+		return err
+	}
+	if net.FailedCables > 0 && !sum.interrupted {
+		// The same run on the intact network, with the same routing.
+		h := cfg
+		h.Topology.Preset, h.Topology.FailCount, h.Topology.FailFraction = "", 0, 0
+		if h.Routing.Name == "" {
+			h.Routing.Name = "bfs"
+		}
+		healthy, err := h.Build()
+		if err != nil {
+			return badInput(err)
+		}
+		hs, _, err := dynamicOnce(healthy, pat, h, opt)
+		if err != nil {
+			return fmt.Errorf("the network without failures: %w", err)
+		}
+		if !hs.interrupted {
+			sum.HealthyMakespan = hs.Makespan
+			if hs.Makespan > 0 {
+				sum.FailedOverHealthy = sum.Makespan / hs.Makespan
+			}
+		}
+	}
+	res.Interrupted = sum.interrupted
+	res.Dynamic, res.Digest = &sum.dynamicSummary, digest
+	return nil
+}
+
+type dynamicRun struct {
+	dynamicSummary
+	interrupted bool
+}
+
+// dynamicOnce runs the configured workload — a trace, the Markov model, an
+// application or the pattern in phases — on net. A trace's, an
+// application's or the Markov model's flow that the network cannot route
+// (failed cables) is an error naming its servers; a pattern's is counted
+// unfinished.
+func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dynamic.Options) (*dynamicRun, string, error) {
+	d := cfg.Dynamic
+	phase := d.PhaseFlows
+	if phase == 0 {
+		phase = math.MaxInt32
+	}
+	var flows []dynamic.Flow
+	var barriers []int
+	var tsum *traceSummary
+	var plan *trace.Plan
+	var err error
+	causal := true
+	if tf := cfg.Trace; tf.File != "" {
+		rd, err := vef.Open(tf.File)
+		if err != nil {
+			return nil, "", badInput(fmt.Errorf("trace.file: %w", err))
+		}
+		plan, err = trace.Build(rd, net.Graph.NumServers(), trace.Options{CPUFactor: tf.Factor()})
+		rd.Close()
+		if err != nil {
+			return nil, "", badInput(fmt.Errorf("trace.file %s: %w", tf.File, err))
+		}
+		flows = plan.Flows
+		tsum = &traceSummary{File: tf.File, CPUFactor: tf.Factor(), Tasks: plan.Tasks, Messages: plan.Messages, Parts: plan.Parts}
+	} else if m := cfg.Markov; m.Tasks != 0 {
 		if m.Seed == 0 {
 			m.Seed = cfg.Seed
 		}
@@ -381,7 +469,7 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 			a.Tasks = net.Graph.NumServers()
 		}
 		if a.Tasks > net.Graph.NumServers() {
-			return badInput(fmt.Errorf("app.tasks: %d is not allowed: must be at most the network's %d servers", a.Tasks, net.Graph.NumServers()))
+			return nil, "", badInput(fmt.Errorf("app.tasks: %d is not allowed: must be at most the network's %d servers", a.Tasks, net.Graph.NumServers()))
 		}
 		if a.Size == 0 {
 			a.Size = d.FlowSize
@@ -391,18 +479,23 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 		}
 		flows, err = a.Flows()
 	} else {
+		causal = false
 		flows, barriers, err = workload.Phased(pat, phase, d.FlowSize, d.PhaseDelay)
 	}
 	if err != nil {
-		return badInput(err)
+		return nil, "", badInput(err)
 	}
-	r, err := dynamic.RunWith(net.Router, flows, dynamic.Options{Policy: policy, Interrupt: func() bool { return ctx.Err() != nil }})
+	opt.NoPathIsError = causal // its dependants could never run: no execution time
+	r, err := dynamic.RunWith(net.Router, flows, opt)
+	var np *dynamic.NoPathError
+	if errors.As(err, &np) {
+		return nil, "", fmt.Errorf("%w (%d cables failed)", err, net.FailedCables)
+	}
 	if err != nil {
-		return badInput(err)
+		return nil, "", badInput(err)
 	}
-	res.Interrupted = r.Interrupted
-	sum := &dynamicSummary{Flows: len(flows) - len(barriers), Phases: len(barriers) + 1, Unfinished: r.Unfinished,
-		Makespan: r.Makespan, Batches: r.Batches, Resolved: r.Resolved}
+	sum := &dynamicRun{dynamicSummary: dynamicSummary{Flows: len(flows) - len(barriers), Phases: len(barriers) + 1, Unfinished: r.Unfinished,
+		Makespan: r.Makespan, Batches: r.Batches, Resolved: r.Resolved, Trace: tsum}, interrupted: r.Interrupted}
 	h := fnv.New64a()
 	isBarrier := make(map[int]bool, len(barriers))
 	for _, b := range barriers {
@@ -420,8 +513,15 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 	if done > 0 {
 		sum.MeanCompletion = total / float64(done) // over the flows that completed
 	}
-	res.Dynamic, res.Digest = sum, fmt.Sprintf("%016x", h.Sum64())
-	return nil
+	if tsum != nil {
+		tr := plan.Summarize(r)
+		sum.Makespan = tr.Execution
+		tsum.TaskEndMin = math.Inf(1)
+		for _, e := range tr.TaskEnds {
+			tsum.TaskEndMin, tsum.TaskEndMax = min(tsum.TaskEndMin, e), max(tsum.TaskEndMax, e)
+		}
+	}
+	return sum, fmt.Sprintf("%016x", h.Sum64()), nil
 }
 
 // runApps runs the applications of cfg.Apps together on the network and
@@ -488,6 +588,14 @@ func printFlow(w io.Writer, r *flowResults) {
 				fmt.Fprintf(w, "%-10s %-12s %-8s %6d %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g\n", a.Name, strings.TrimPrefix(a.Nodes, "nodes "), a.Policy,
 					len(a.Walk), a.Runtime, a.IOTime, a.IOMean, a.CommTime, a.CommMean, a.CompTime)
 			}
+		}
+		if t := d.Trace; t != nil {
+			fmt.Fprintf(w, "trace %s: %d tasks, %d messages, %d collective parts, cpu factor %g; execution time %.10g ns (task ends %.10g to %.10g)\n",
+				t.File, t.Tasks, t.Messages, t.Parts, t.CPUFactor, d.Makespan, t.TaskEndMin, t.TaskEndMax)
+		}
+		if d.HealthyMakespan > 0 {
+			fmt.Fprintf(w, "failures: makespan %.10g with %d cables failed, %.10g without (same routing): %.4fx\n",
+				d.Makespan, r.FailedCables, d.HealthyMakespan, d.FailedOverHealthy)
 		}
 		if r.Interrupted {
 			fmt.Fprintf(w, "INTERRUPTED at time %.6g: the figures above cover the flows completed by then\n", d.Makespan)

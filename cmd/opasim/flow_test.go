@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/opasim/opasim/flow/graph"
 )
 
 // TestFlowStatic: the flow engine's static run on the 8-ary 2-tree,
@@ -110,7 +113,8 @@ func TestFlowBadInput(t *testing.T) {
 		{"storage servers in an app", []string{"flow", "dynamic", "--config", write("s.yaml", strings.Replace(appsYAML, "read_size: 1", "read_size: 1\n      storage: [3]", 1))}, []string{"apps[0].markov.storage: [3] is not allowed here"}},
 		{"internal outside", []string{"flow", "dynamic", "--config", write("i.yaml", appsYAML+"    storage: {policy: internal, nodes: [9]}\n")}, []string{"apps[0].storage.nodes[0]: 9 is not allowed with policy internal: must be a node of the partition (nodes 0..3)"}},
 		{"storage without apps", []string{"flow", "dynamic", "--config", write("w.yaml", "topology: {preset: tree-8ary-2}\nstorage: {device: 2}\n")}, []string{"storage: a storage section is not allowed without apps"}},
-		{"apps and markov", []string{"flow", "dynamic", "--config", write("m.yaml", appsYAML+"markov: {tasks: 2}\n")}, []string{"apps: not allowed with markov or app"}},
+		{"apps and markov", []string{"flow", "dynamic", "--config", write("m.yaml", appsYAML+"markov: {tasks: 2}\n")}, []string{"apps: not allowed with markov, app or trace"}},
+		{"apps and trace", []string{"flow", "dynamic", "--config", write("apps-trace.yaml", appsYAML+"trace: {file: x.vef}\n")}, []string{"apps: not allowed with markov, app or trace"}},
 	} {
 		expectRefused(t, c.name, c.args, c.want)
 	}
@@ -239,4 +243,186 @@ func TestFlowStorageStudy(t *testing.T) {
 			t.Errorf("%v: second run's digest differs from %s:\n%s", p, res.Digest, again)
 		}
 	}
+}
+
+// TestFlowFailureImpact: a 2×2 stencil (flows of 10, 2 steps) on a ring
+// of 4 switches, one server each, ECMP over all shortest paths. Healthy:
+// every server sends 4 flows (2 to its x neighbour, adjacent on the ring,
+// 2 to its y neighbour, two hops away, split over both ways), no ring
+// link is over capacity with every flow at 1/4: 40 a step, 80. With the
+// cable between the switches of servers 2 and 3 cut (seed 6), the ring is
+// the line 3-0-1-2, and every one of the 16 flows of a step crosses the
+// middle link 0→1 or 1→0, 8 flows each: 1/8, 80 a step, 160 (2×). With
+// the cable between 1 and 2 cut (seed 1), the line 2-3-0-1 keeps the x
+// pairs (0, 1 and 2, 3) adjacent and each middle link carries 4 flows: 80
+// again. Seed 3 cuts server 0's own cable: an error naming its first
+// flow, 0→1.
+func TestFlowFailureImpact(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "ring.yaml")
+	if err := os.WriteFile(cfg, []byte("topology:\n  kind: torus\n  dims: [4]\n  servers_per_switch: 1\nrouting: {name: ecmp, paths: 0}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tor, err := graph.NewTorus([]int{4}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := func(seed uint64) [2]int32 { // the ends of the one cable seed fails
+		f, err := graph.FailCables(tor.Graph, 1, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail, head := tor.Graph.Tail(f.Removed[0]), tor.Graph.Head(f.Removed[0])
+		return [2]int32{min(tail, head), max(tail, head)}
+	}
+	app := []string{"flow", "dynamic", "--config", cfg, "--app", "stencil2d", "--iterations", "2", "--flow-size", "10", "--fail-count", "1"}
+	for _, c := range []struct {
+		seed string
+		ends [2]int32 // servers 0..3, switch 4+i holds server i
+		want string
+	}{
+		{"6", [2]int32{6, 7}, "makespan 160 with 1 cables failed, 80 without (same routing): 2.0000x"},
+		{"1", [2]int32{5, 6}, "makespan 80 with 1 cables failed, 80 without (same routing): 1.0000x"},
+	} {
+		seed, _ := strconv.ParseUint(c.seed, 10, 64)
+		if got := cut(seed); got != c.ends {
+			t.Fatalf("seed %s cuts the cable %v, not %v: the test's premise changed", c.seed, got, c.ends)
+		}
+		stdout, stderr, code := opasim(t, append(app, "--seed", c.seed)...)
+		if code != 0 || !strings.Contains(stdout, c.want) {
+			t.Errorf("seed %s: exit %d: %s%s; want %q", c.seed, code, stdout, stderr, c.want)
+		}
+	}
+	if got := cut(3); got != [2]int32{0, 4} {
+		t.Fatalf("seed 3 cuts %v, not server 0's cable", got)
+	}
+	_, stderr, code := opasim(t, append(app, "--seed", "3")...)
+	if code != 1 || !strings.Contains(stderr, "flow 0 from server 0 to server 1 (at time 0): no path") {
+		t.Errorf("seed 3: exit %d, %q; want 1 and the pair named", code, stderr)
+	}
+}
+
+// TestFlowTrace: a ring trace of 16 tasks, 3 iterations of 4,096-byte
+// shifts with 1,000 ns of computation between, on the 8-ary 2-tree at
+// 12.5 bytes/ns: every shift has its own links under d-mod-k (327.68 ns),
+// so 3·327.68 + 2·1,000 = 2,983.04 ns, and with the CPU factor 2,
+// 3·327.68 + 2·2,000 = 4,983.04. The cycle-level replay of the same trace
+// (trace in CL, no background) takes longer — a message there pays the
+// network's latency, which the flow level does not model — but not by
+// more than a quarter. Bad values are refused naming the field.
+func TestFlowTrace(t *testing.T) {
+	dir := t.TempDir()
+	ring := filepath.Join(dir, "ring.vef")
+	if _, stderr, code := opasim(t, "trace", "gen", "ring", "--tasks", "16", "--iterations", "3", "--bytes", "4096", "--compute-ns", "1000", "--out", ring); code != 0 {
+		t.Fatal(stderr)
+	}
+	flow := []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--capacity", "12.5", "--trace", ring}
+	for _, c := range []struct {
+		factor string
+		want   string
+	}{
+		{"1", "16 tasks, 48 messages, 0 collective parts, cpu factor 1; execution time 2983.04 ns"},
+		{"2", "cpu factor 2; execution time 4983.04 ns"},
+	} {
+		stdout, stderr, code := opasim(t, append(flow, "--cpu-factor", c.factor)...)
+		if code != 0 || !strings.Contains(stdout, c.want) {
+			t.Errorf("cpu factor %s: exit %d: %s%s; want %q", c.factor, code, stdout, stderr, c.want)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	out := filepath.Join(dir, "cycle.json")
+	_, stderr, code := opasim(t, "run", "--traffic", "paper-mix", "--preset", "tree-8ary-2", "--trace", ring, "--trace-sl", "2", "--load", "0", "--out", out)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Trace struct {
+			Finished    bool    `json:"finished"`
+			ExecutionNS float64 `json:"execution_ns"`
+		} `json:"trace"`
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if cyc := res.Trace.ExecutionNS; !res.Trace.Finished || cyc < 2983.04 || cyc > 1.25*2983.04 {
+		t.Errorf("cycle level %v ns (finished %v): want between the flow level's 2,983.04 and a quarter more", cyc, res.Trace.Finished)
+	}
+}
+
+func TestFlowTraceBadInput(t *testing.T) {
+	dir := t.TempDir()
+	ring := filepath.Join(dir, "ring.vef")
+	if _, stderr, code := opasim(t, "trace", "gen", "ring", "--tasks", "4", "--iterations", "1", "--out", ring); code != 0 {
+		t.Fatal(stderr)
+	}
+	bad := filepath.Join(dir, "bad.vef")
+	if err := os.WriteFile(bad, []byte("VEF 2 1 1 0 0 FALSE\nC0 0 1\n0 0 5 8 0 0 -1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"flow", "dynamic", "--preset", "tree-8ary-2"}
+	expectRefused(t, "negative cpu factor", append(base, "--trace", ring, "--cpu-factor", "-1"), []string{"trace cpu factor: -1 is not allowed: must be in [0, 1e+09]"})
+	expectRefused(t, "missing trace", append(base, "--trace", filepath.Join(dir, "none.vef")), []string{"trace.file", "none.vef"})
+	expectRefused(t, "bad record", append(base, "--trace", bad), []string{"bad.vef", "line 3", "dst"})
+}
+
+// TestFlowJobs: flow/jobs' hand-computed case (TestNetworkRuntimesByHand)
+// through the command: six servers, two on each of three leaves under a
+// core switch (a graph file), n-body of one iteration with flows of 4;
+// jobs of 3, 3 and 4 tasks arrive at 0, 0 and 1. The first two interfere
+// and both take 20 (8 alone); the third waits to 20 and takes 12:
+// makespan 32, mean wait 19/3, utilization 0.875, throughput 3/32. The
+// files and figures are written; bad input is refused naming the field.
+func TestFlowJobs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	g := "servers 6\nswitches 4\ncable 0 6\ncable 1 6\ncable 2 7\ncable 3 7\ncable 4 8\ncable 5 8\ncable 6 9\ncable 7 9\ncable 8 9\n"
+	cfg := write("leaves.yaml", "topology:\n  kind: file\n  file: "+write("leaves.graph", g)+"\n")
+	stream := write("stream", "# arrival size runtime\n0 3 100\n0 3 100\n1 4 100\n")
+	out := filepath.Join(dir, "out")
+	args := []string{"flow", "jobs", "--config", cfg, "--stream", stream, "--app", "nbody", "--flow-size", "4", "--out", out}
+	stdout, stderr, code := opasim(t, args...)
+	if code != 0 || !strings.Contains(stdout, "makespan     32\n") || !strings.Contains(stdout, "utilization  0.875; throughput 0.09375") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	csvData, err := os.ReadFile(filepath.Join(out, "jobs.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "0,0,3,100,0,20,0,20,20,0,6\n1,0,3,100,0,20,0,20,20,3,6\n2,1,4,100,20,32,19,12,31,0,12\n"; !strings.HasSuffix(string(csvData), want) {
+		t.Errorf("jobs.csv:\n%s\nwant the rows\n%s", csvData, want)
+	}
+	var rep jobsReport
+	data, err := os.ReadFile(filepath.Join(out, "jobs.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.MeanWait != 19.0/3 || rep.MeanRuntime != 52.0/3 || len(rep.Busy) != 3 || rep.Busy[1] != 4 {
+		t.Errorf("jobs.json: %+v", rep)
+	}
+	for _, f := range []string{"utilization.csv", "utilization.png", "utilization.svg", "jobs.png", "jobs.svg"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	big := write("big", "0 7 1\n")
+	expectRefused(t, "job too big", []string{"flow", "jobs", "--config", cfg, "--stream", big, "--out", out}, []string{"job 0 size: 7 is not allowed: must be in [1, 6]"})
+	expectRefused(t, "unknown policy", append(args, "--policy", "lifo"), []string{`jobs policy: "lifo" is not allowed`})
+	expectRefused(t, "unknown mapping", append(args, "--mapping", "snake"), []string{`jobs mapping: "snake" is not allowed`})
+	expectRefused(t, "stencil of 3", append(args, "--app", "stencil2d"), []string{"job 0 (size 3)", "stencil2d tasks: 3 is not allowed"})
+	expectRefused(t, "no out", []string{"flow", "jobs", "--config", cfg}, []string{"--out: a directory is required"})
 }

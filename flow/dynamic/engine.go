@@ -44,6 +44,21 @@ type Workload interface {
 	Wake(e *Engine) error
 }
 
+// NoPathError is a flow whose destination the routing cannot reach, under
+// Options.NoPathIsError.
+type NoPathError struct {
+	Tag      int64 // the flow's Tag (its index in Run's list)
+	Src, Dst int32
+	At       float64 // when it was to start
+}
+
+func (e *NoPathError) Error() string {
+	return fmt.Sprintf("flow %d from server %d to server %d (at time %v): no path: the network does not connect them", e.Tag, e.Src, e.Dst, e.At)
+}
+
+// Unwrap lets errors.Is see route.ErrNoPath.
+func (e *NoPathError) Unwrap() error { return route.ErrNoPath }
+
 // Stats summarises a run.
 type Stats struct {
 	Flows      int64   // flows added
@@ -107,6 +122,7 @@ type sub struct {
 // Not safe for concurrent use; Run may be called once.
 type Engine struct {
 	interrupt func() bool // Options.Interrupt
+	noPathErr bool        // Options.NoPathIsError
 	r         route.Router
 	servers   int32
 	solver    *maxmin.Solver
@@ -154,6 +170,11 @@ type Options struct {
 	// ComponentSolve re-solves whole touched components at every batch
 	// (maxmin.Solver.SetComponentSolve), for comparison.
 	ComponentSolve bool
+	// NoPathIsError makes a flow whose destination the routing cannot
+	// reach end the run with a *NoPathError, at once, instead of being
+	// reported never to complete: for causal workloads (an application, a
+	// trace), where it and everything after it could never run.
+	NoPathIsError bool
 	// Interrupt, if set, is asked after every batch of events (from the
 	// goroutine running the engine); once it returns true the run ends
 	// as if the workload had called Stop: flows active then are left
@@ -193,7 +214,7 @@ func New(r route.Router, opt Options) (*Engine, error) {
 		return nil, err
 	}
 	s.SetComponentSolve(opt.ComponentSolve)
-	e := &Engine{r: r, servers: servers, solver: s, freeEdge: -1, interrupt: opt.Interrupt}
+	e := &Engine{r: r, servers: servers, solver: s, freeEdge: -1, interrupt: opt.Interrupt, noPathErr: opt.NoPathIsError}
 	e.onPathF = e.onPath
 	return e, nil
 }
@@ -401,6 +422,8 @@ func (e *Engine) start(i int32) {
 	e.cur, e.curSize, e.curCap, e.curClass = i, p.size, p.rateCap, p.class
 	err := e.r.Route(p.src, p.dst, e.onPathF)
 	switch {
+	case errors.Is(err, route.ErrNoPath) && e.noPathErr:
+		e.call(&NoPathError{Tag: s.tag, Src: p.src, Dst: p.dst, At: e.now})
 	case errors.Is(err, route.ErrNoPath):
 		e.doom(i)
 	case err != nil:

@@ -260,3 +260,28 @@ func TestAddErrors(t *testing.T) {
 		t.Errorf("a wake-up in the past: %v", err)
 	}
 }
+
+// TestNoPathIsError: server 2 is cut off from 0 and 1; with
+// NoPathIsError a flow to it ends the run when it is to start (after its
+// dependency, at 2), naming it; without, it is reported never to
+// complete (TestNeverCompletes).
+func TestNoPathIsError(t *testing.T) {
+	g, err := graph.New(3, 2, []graph.Link{
+		{From: 0, To: 3, Capacity: 1}, {From: 3, To: 0, Capacity: 1}, {From: 1, To: 3, Capacity: 1},
+		{From: 3, To: 1, Capacity: 1}, {From: 2, To: 4, Capacity: 1}, {From: 4, To: 2, Capacity: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := route.NewECMP(g, 1)
+	flows := []Flow{{Src: 0, Dst: 1, Size: 2}, {Src: 1, Dst: 2, Size: 1, Deps: []int{0}}}
+	_, err = RunWith(r, flows, Options{NoPathIsError: true})
+	var np *NoPathError
+	if !errors.As(err, &np) || *np != (NoPathError{Tag: 1, Src: 1, Dst: 2, At: 2}) || !errors.Is(err, route.ErrNoPath) {
+		t.Fatalf("error %v, want flow 1 from 1 to 2 at 2", err)
+	}
+	res, err := RunWith(r, flows, Options{})
+	if err != nil || res.Unfinished != 1 || res.Finish[0] != 2 {
+		t.Fatalf("without the option: %v, %+v", err, res)
+	}
+}

@@ -4,8 +4,9 @@
 // aggressive (EASY) and conservative backfilling), a resource-allocation
 // policy (consecutive, random, locality-aware) and a task mapping
 // (consecutive, random). It decides when each job starts and on which
-// servers; how long a job runs is given by the caller (its runtime here,
-// or the network's execution of its application elsewhere).
+// servers; how long a job runs is its given runtime (Simulate), or its
+// application's execution on the network shared with the other jobs
+// (RunNetwork, on the dynamic engine).
 //
 // Deterministic: events in time order, ties broken by job order; the
 // random policies draw from a seeded generator.
@@ -71,6 +72,7 @@ type Result struct {
 	MeanWait    float64
 	MeanTotal   float64 // mean of end − arrival
 	Utilization float64 // busy server-time over servers × makespan
+	Throughput  float64 // jobs ended per unit time: jobs over the makespan
 	// Busy is the number of busy servers over time: Busy[i] servers from
 	// Times[i] until Times[i+1] (or the makespan).
 	Times []float64
@@ -196,40 +198,76 @@ func (s *Scheduler) Next() (started []int, now float64, ok bool) {
 		panic("jobs: Next before the ends of the jobs it started were given")
 	}
 	for {
-		t := math.Inf(1)
-		if s.arrived < len(s.order) {
-			t = s.jobs[s.order[s.arrived]].Arrival
-		}
+		t := s.NextArrival()
 		for _, i := range s.running {
 			t = min(t, s.endAt[i])
 		}
 		if math.IsInf(t, 1) {
 			return nil, s.now, false
 		}
-		s.now = t
-		s.running = slices.DeleteFunc(s.running, func(i int) bool {
-			if s.endAt[i] > t {
-				return false
-			}
-			s.place[i].End = s.endAt[i]
-			for _, v := range s.place[i].Servers {
-				s.free[v] = true
-			}
-			s.nFree += len(s.place[i].Servers)
-			s.finished++
-			return true
-		})
-		for s.arrived < len(s.order) && s.jobs[s.order[s.arrived]].Arrival <= t {
-			s.queue = append(s.queue, s.order[s.arrived])
-			s.arrived++
-		}
-		started = s.decide()
-		s.record()
+		started = s.advance(t)
 		if len(started) > 0 || s.finished == len(s.jobs) {
 			s.pending = append(s.pending[:0], started...)
 			return started, t, s.finished < len(s.jobs) || len(started) > 0
 		}
 	}
+}
+
+// NextArrival is when the next job not yet submitted arrives, +Inf when
+// every job has.
+func (s *Scheduler) NextArrival() float64 {
+	if s.arrived < len(s.order) {
+		return s.jobs[s.order[s.arrived]].Arrival
+	}
+	return math.Inf(1)
+}
+
+// Done tells whether every job has ended.
+func (s *Scheduler) Done() bool { return s.finished == len(s.jobs) }
+
+// Step is the batch system driven by a caller that learns ends as they
+// happen (the network's execution of the jobs' applications): it moves to
+// time t (not before the last decision), frees the servers of the jobs
+// whose ends Finish gave at or before t, takes the arrivals at or before
+// t and starts the jobs the policy allows, which it returns. Unlike Next,
+// jobs may be running with their ends not yet known; the caller calls
+// Step at every end (after Finish) and at every arrival (NextArrival).
+func (s *Scheduler) Step(t float64) ([]int, error) {
+	if !(t >= s.now) || math.IsInf(t, 1) {
+		return nil, fmt.Errorf("jobs step: time %v is not allowed: must be finite and at least the last decision's, %v", t, s.now)
+	}
+	started := s.advance(t)
+	s.pending = s.pending[:0]
+	return started, nil
+}
+
+// Placement is what the scheduler decided for job i so far (its end is
+// +Inf while it runs).
+func (s *Scheduler) Placement(i int) Placement { return s.place[i] }
+
+// advance moves to time t: frees the servers of the jobs ending by then,
+// takes the arrivals, and starts the jobs the policy allows.
+func (s *Scheduler) advance(t float64) []int {
+	s.now = t
+	s.running = slices.DeleteFunc(s.running, func(i int) bool {
+		if s.endAt[i] > t {
+			return false
+		}
+		s.place[i].End = s.endAt[i]
+		for _, v := range s.place[i].Servers {
+			s.free[v] = true
+		}
+		s.nFree += len(s.place[i].Servers)
+		s.finished++
+		return true
+	})
+	for s.arrived < len(s.order) && s.jobs[s.order[s.arrived]].Arrival <= t {
+		s.queue = append(s.queue, s.order[s.arrived])
+		s.arrived++
+	}
+	started := s.decide()
+	s.record()
+	return started
 }
 
 // record notes the busy servers from now on.
@@ -347,7 +385,13 @@ func (s *Scheduler) reservation(n int) (shadow float64, extra int) {
 func (s *Scheduler) profile() *profile {
 	p := &profile{t: []float64{s.now}, free: []int{s.nFree}}
 	for _, i := range s.running {
-		p.reserve(s.expectedEnd(i), math.Inf(1), -s.jobs[i].Size) // their servers come back at their expected end
+		// A job's servers come back at its expected end; a job past its
+		// estimate (a runtime the user underestimated, or the network's
+		// execution) may end at any time: not counted on (+Inf), the plan
+		// being made again at its end.
+		if end := s.place[i].Start + estimate(s.jobs[i]); end > s.now {
+			p.reserve(end, math.Inf(1), -s.jobs[i].Size)
+		}
 	}
 	return p
 }
@@ -496,6 +540,7 @@ func (s *Scheduler) Result() *Result {
 	}
 	if r.Makespan > 0 {
 		r.Utilization = work / (float64(s.c.Servers) * r.Makespan)
+		r.Throughput = float64(len(s.place)) / r.Makespan
 	}
 	return r
 }

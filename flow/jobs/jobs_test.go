@@ -254,3 +254,37 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("bad sizes: %v", err)
 	}
 }
+
+// TestUnderestimates: with runtimes up to three times their estimates
+// (running jobs overrun what backfilling planned with, as jobs on the
+// network may), every policy still gives each job exactly its size in
+// servers, no server two jobs at once, and no start before an arrival.
+// Conservative backfilling used to count an overrunning job's servers as
+// free now and start a job on fewer servers than it asked for.
+func TestUnderestimates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for round := 0; round < 300; round++ {
+		servers := 2 + rng.IntN(30)
+		jobs := make([]Job, 5+rng.IntN(40))
+		at := 0.0
+		for i := range jobs {
+			at += float64(rng.IntN(5))
+			est := float64(1 + rng.IntN(20))
+			jobs[i] = Job{Arrival: at, Size: 1 + rng.IntN(servers), Runtime: est * (1 + 2*rng.Float64()), Estimate: est}
+		}
+		for _, policy := range Policies() {
+			for _, alloc := range Allocations() {
+				r, err := Simulate(Config{Servers: servers, Policy: policy, Allocation: alloc, Seed: uint64(round)}, jobs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, p := range r.Jobs {
+					if len(p.Servers) != jobs[i].Size || p.Start < jobs[i].Arrival || p.End != p.Start+jobs[i].Runtime {
+						t.Fatalf("round %d %s %s: job %d %+v for %+v", round, policy, alloc, i, p, jobs[i])
+					}
+				}
+				checkNoOverlap(t, r, jobs, servers)
+			}
+		}
+	}
+}

@@ -40,6 +40,25 @@ type Config struct {
 	// a storage policy. Apps, if given, is what the dynamic engine runs.
 	Storage storage.Config `yaml:"storage" json:"storage"`
 	Apps    []storage.App  `yaml:"apps" json:"apps,omitempty"`
+	// Trace, if its file is set, is what the dynamic engine runs: a VEF
+	// trace replayed at flow level (package flow/trace).
+	Trace Trace `yaml:"trace" json:"trace,omitempty"`
+}
+
+// Trace is a VEF trace to replay at flow level: message sizes are bytes
+// and times ns, so link capacities are in bytes per ns (12.5: 100 Gb/s).
+type Trace struct {
+	File string `yaml:"file" json:"file,omitempty"`
+	// CPUFactor multiplies the trace's computation times (nil: 1).
+	CPUFactor *float64 `yaml:"cpu_factor" json:"cpu_factor,omitempty"`
+}
+
+// Factor is the CPU factor, 1 when not given.
+func (t Trace) Factor() float64 {
+	if t.CPUFactor == nil {
+		return 1
+	}
+	return *t.CPUFactor
 }
 
 // Topology kinds.
@@ -239,8 +258,8 @@ func (c *Config) Build() (*Network, error) {
 	if len(c.Apps) == 0 && c.Storage != (storage.Config{}) {
 		errs = append(errs, errors.New("storage: a storage section is not allowed without apps: only the applications of apps use the storage model"))
 	}
-	if len(c.Apps) > 0 && (c.Markov.Tasks != 0 || c.App.Kind != "") {
-		errs = append(errs, errors.New("apps: not allowed with markov or app: give the applications run together in apps, or one application"))
+	if len(c.Apps) > 0 && (c.Markov.Tasks != 0 || c.App.Kind != "" || c.Trace.File != "") {
+		errs = append(errs, errors.New("apps: not allowed with markov, app or trace: give the applications run together in apps, or one application or trace"))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/opasim/opasim/flow/dynamic"
+	"github.com/opasim/opasim/flow/jobs"
+	"github.com/opasim/opasim/flow/spec"
+	"github.com/opasim/opasim/flow/workload"
+	"github.com/opasim/opasim/sweep"
+)
+
+// jobsReport is what `opasim flow jobs` writes to jobs.json.
+type jobsReport struct {
+	Topology    spec.Topology `json:"topology"`
+	Routing     string        `json:"routing"`
+	Servers     int           `json:"servers"`
+	Policy      string        `json:"policy"`
+	Allocation  string        `json:"allocation"`
+	Mapping     string        `json:"mapping"`
+	App         workload.App  `json:"app"`
+	Jobs        []jobRow      `json:"jobs"`
+	Makespan    float64       `json:"makespan"`
+	MeanWait    float64       `json:"mean_wait"`
+	MeanRuntime float64       `json:"mean_runtime"`
+	MeanTotal   float64       `json:"mean_total"`
+	Utilization float64       `json:"utilization"`
+	Throughput  float64       `json:"throughput"`
+	// Busy[i] servers from Times[i] until Times[i+1] (the makespan).
+	Times   []float64 `json:"times"`
+	Busy    []int     `json:"busy"`
+	Flows   int64     `json:"flows"`
+	RunSecs float64   `json:"run_seconds"`
+}
+
+type jobRow struct {
+	Job         int     `json:"job"`
+	Arrival     float64 `json:"arrival"`
+	Size        int     `json:"size"`
+	Estimate    float64 `json:"estimate"`
+	Start       float64 `json:"start"`
+	End         float64 `json:"end"`
+	Wait        float64 `json:"wait"`
+	Runtime     float64 `json:"runtime"`
+	Total       float64 `json:"total"`
+	FirstServer int32   `json:"first_server"`
+	Flows       int     `json:"flows"`
+}
+
+func newFlowJobsCmd() *cobra.Command {
+	var (
+		f                       flowFlags
+		stream, outDir, mapping string
+		policy, allocation      string
+		gen                     jobs.Generator
+		appKind                 string
+		appIterations           int
+		appSize, appCompute     float64
+	)
+	cmd := &cobra.Command{
+		Use:   "jobs",
+		Short: "The batch system on the dynamic engine: jobs' runtimes are their applications' execution on the shared network",
+		Long: `Jobs from a stream file (ARRIVAL SIZE RUNTIME [ESTIMATE] a line) or drawn (--jobs, --rate, ...) are selected
+(--policy fcfs, sjf, easy, conservative), allocated servers (--allocation consecutive, random, locality) and
+their tasks mapped (--mapping consecutive, random); each then runs its application (--app, --iterations,
+--flow-size, --compute; tasks = the job's size) on the network, sharing it with the jobs running beside it,
+and ends when its last flow completes. The stream's runtime (or its estimate, when given) is only the user's
+estimate that backfilling and SJF plan with. Writes jobs.json, jobs.csv (a line a job), utilization.csv and
+the figures utilization and jobs (png, svg) to --out.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if outDir == "" {
+				return badInput(errors.New("--out: a directory is required"))
+			}
+			cfg, err := f.effective(cmd.Flags())
+			if err != nil {
+				return badInput(err)
+			}
+			net, err := cfg.Build()
+			if err != nil {
+				return badInput(err)
+			}
+			var js []jobs.Job
+			if stream != "" {
+				fh, err := os.Open(stream)
+				if err != nil {
+					return badInput(fmt.Errorf("--stream: %w", err))
+				}
+				js, err = jobs.ReadStream(fh, stream)
+				fh.Close()
+				if err != nil {
+					return badInput(err)
+				}
+			} else {
+				gen.Seed = cfg.Seed
+				if js, err = gen.Generate(); err != nil {
+					return badInput(err)
+				}
+			}
+			app := workload.App{Kind: appKind, Iterations: appIterations, Size: appSize, Compute: appCompute, Seed: cfg.Seed}
+			n := jobs.Network{Config: jobs.Config{Policy: policy, Allocation: allocation, Seed: cfg.Seed}, App: app, Mapping: mapping}
+			if err := os.MkdirAll(outDir, 0o755); err != nil {
+				return err
+			}
+			began := time.Now()
+			res, err := jobs.RunNetwork(net.Router, n, js, dynamic.Options{})
+			if err != nil {
+				return badInput(err)
+			}
+			rep := &jobsReport{Topology: cfg.Topology, Routing: net.Router.Name(), Servers: net.Graph.NumServers(), Policy: policy,
+				Allocation: allocation, Mapping: mapping, App: app, Makespan: res.Makespan, MeanWait: res.MeanWait, MeanTotal: res.MeanTotal,
+				Utilization: res.Utilization, Throughput: res.Throughput, Times: res.Times, Busy: res.Busy, Flows: res.Flows,
+				RunSecs: time.Since(began).Seconds()}
+			for i, p := range res.Jobs {
+				j := js[i]
+				est := j.Estimate
+				if est == 0 {
+					est = j.Runtime
+				}
+				first := int32(-1)
+				if len(p.Servers) > 0 {
+					first = p.Servers[0]
+				}
+				rep.Jobs = append(rep.Jobs, jobRow{Job: i, Arrival: j.Arrival, Size: j.Size, Estimate: est, Start: p.Start, End: p.End,
+					Wait: p.Start - j.Arrival, Runtime: p.End - p.Start, Total: p.End - j.Arrival, FirstServer: first, Flows: p.Flows})
+				rep.MeanRuntime += p.End - p.Start
+			}
+			if len(rep.Jobs) > 0 {
+				rep.MeanRuntime /= float64(len(rep.Jobs))
+			}
+			printJobs(cmd.OutOrStdout(), rep, cfg)
+			return writeJobs(outDir, rep)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.config, "config", "", "YAML config file of the network (topology, routing, seed), as for flow static|dynamic")
+	fl.StringVar(&f.preset, "preset", "", "topology preset ("+strings.Join(spec.Presets(), ", ")+"; default tree-16ary-3)")
+	fl.StringVar(&f.routing, "routing", "", "routing (default: the topology's own)")
+	fl.IntVar(&f.paths, "paths", 0, "ecmp, ksp, allpath, valiant: paths (as for flow static)")
+	fl.Float64Var(&f.capacity, "capacity", 0, "every link's capacity (default 1)")
+	fl.IntVar(&f.failCount, "fail-count", 0, "cables to fail at random (seeded); routed with a generic routing (default bfs)")
+	fl.Float64Var(&f.failFraction, "fail-fraction", 0, "fraction of the cables to fail at random (seeded), in [0, 1]")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the generator, the random allocation and mapping, the applications' draws (default 1)")
+	fl.StringVar(&stream, "stream", "", "job stream file: ARRIVAL SIZE RUNTIME [ESTIMATE] a line (RUNTIME: the estimate when none is given)")
+	fl.IntVar(&gen.Jobs, "jobs", 100, "without --stream: jobs to draw")
+	fl.Float64Var(&gen.Rate, "rate", 0.01, "without --stream: Poisson arrivals, jobs per time unit")
+	fl.IntVar(&gen.MinSize, "min-size", 2, "without --stream: smallest job (sizes are powers of two)")
+	fl.IntVar(&gen.MaxSize, "max-size", 64, "without --stream: largest job")
+	fl.Float64Var(&gen.MeanRuntime, "mean-runtime", 100, "without --stream: mean of the drawn runtimes (the estimates' basis)")
+	fl.Float64Var(&gen.Overestimate, "overestimate", 2, "without --stream: estimates are this many times the drawn runtimes")
+	fl.StringVar(&policy, "policy", jobs.FCFS, "job selection: "+strings.Join(jobs.Policies(), ", "))
+	fl.StringVar(&allocation, "allocation", jobs.Consecutive, "resource allocation: "+strings.Join(jobs.Allocations(), ", "))
+	fl.StringVar(&mapping, "mapping", jobs.Consecutive, "task mapping: consecutive, random")
+	fl.StringVar(&appKind, "app", workload.NBody, "every job's application ("+strings.Join(workload.AppKinds(), ", ")+")")
+	fl.IntVar(&appIterations, "iterations", 1, "the application's time steps, sweeps, rounds")
+	fl.Float64Var(&appSize, "flow-size", 10, "the application's flow size (capacity × time units)")
+	fl.Float64Var(&appCompute, "compute", 0, "compute time before each causal flow")
+	fl.StringVar(&outDir, "out", "", "directory for jobs.json, jobs.csv, utilization.csv and the figures (required)")
+	return cmd
+}
+
+func printJobs(w io.Writer, r *jobsReport, cfg spec.Config) {
+	name := cfg.Topology.Preset
+	if name == "" {
+		name = cfg.Topology.Kind
+	}
+	fmt.Fprintf(w, "network      %s, %d servers, %s routing\n", name, r.Servers, r.Routing)
+	fmt.Fprintf(w, "jobs         %d, %s selection, %s allocation, %s mapping; application %s (iterations %d, flows of %g, compute %g)\n",
+		len(r.Jobs), r.Policy, r.Allocation, r.Mapping, r.App.Kind, r.App.Iterations, r.App.Size, r.App.Compute)
+	fmt.Fprintf(w, "makespan     %.10g\n", r.Makespan)
+	fmt.Fprintf(w, "mean         wait %.10g, runtime %.10g, total %.10g\n", r.MeanWait, r.MeanRuntime, r.MeanTotal)
+	fmt.Fprintf(w, "utilization  %.6g; throughput %.6g jobs per time unit\n", r.Utilization, r.Throughput)
+	fmt.Fprintf(w, "flows        %d; run %.2f s\n", r.Flows, r.RunSecs)
+}
+
+func writeJobs(dir string, r *jobsReport) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "jobs.json"), append(data, '\n')); err != nil {
+		return err
+	}
+	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	var b strings.Builder
+	cw := csv.NewWriter(&b)
+	_ = cw.Write([]string{"job", "arrival", "size", "estimate", "start", "end", "wait", "runtime", "total", "first_server", "flows"})
+	for _, j := range r.Jobs {
+		_ = cw.Write([]string{strconv.Itoa(j.Job), g(j.Arrival), strconv.Itoa(j.Size), g(j.Estimate), g(j.Start), g(j.End), g(j.Wait),
+			g(j.Runtime), g(j.Total), strconv.Itoa(int(j.FirstServer)), strconv.Itoa(j.Flows)})
+	}
+	cw.Flush()
+	if err := writeFileAtomic(filepath.Join(dir, "jobs.csv"), []byte(b.String())); err != nil {
+		return err
+	}
+	b.Reset()
+	cw = csv.NewWriter(&b)
+	_ = cw.Write([]string{"time", "busy_servers", "utilization"})
+	util := sweep.Line{Name: "busy servers / servers"}
+	for i, t := range r.Times {
+		u := float64(r.Busy[i]) / float64(r.Servers)
+		_ = cw.Write([]string{g(t), strconv.Itoa(r.Busy[i]), g(u)})
+		if i > 0 { // a step function: the level before, up to t
+			util.X, util.Y = append(util.X, t), append(util.Y, util.Y[len(util.Y)-1])
+		}
+		util.X, util.Y = append(util.X, t), append(util.Y, u)
+	}
+	cw.Flush()
+	if err := writeFileAtomic(filepath.Join(dir, "utilization.csv"), []byte(b.String())); err != nil {
+		return err
+	}
+	f := sweep.LineFigure{Title: fmt.Sprintf("Utilization over time (%s, %s)", r.Policy, r.Allocation), XLabel: "time",
+		YLabel: "busy servers / servers", Lines: []sweep.Line{util}}
+	if _, err := sweep.WriteLines(f, filepath.Join(dir, "utilization")); err != nil && err != sweep.ErrNoPoints {
+		return err
+	}
+	per := []sweep.Line{{Name: "wait"}, {Name: "runtime"}, {Name: "total"}}
+	for _, j := range r.Jobs {
+		x := float64(j.Job)
+		for k, y := range []float64{j.Wait, j.Runtime, j.Total} {
+			per[k].X, per[k].Y = append(per[k].X, x), append(per[k].Y, y)
+		}
+	}
+	f = sweep.LineFigure{Title: fmt.Sprintf("Jobs (%s, %s): wait, runtime on the network, total", r.Policy, r.Allocation), XLabel: "job",
+		YLabel: "time", Lines: per}
+	if _, err := sweep.WriteLines(f, filepath.Join(dir, "jobs")); err != nil && err != sweep.ErrNoPoints {
+		return err
+	}
+	return nil
+}

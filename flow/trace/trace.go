@@ -1,0 +1,400 @@
+// Package trace replays a VEF trace (workloads/vef, the format of
+// ../shared/spec/VEF.md) at flow level, on the dynamic engine: every
+// message of the trace is a flow from the server of its sender to the
+// server of its receiver, and every record is issued when the event of
+// its own task it waits on has happened, after its delay (seed 001
+// section 3.3.2's trace-driven simulation, with VEF's explicit
+// causality).
+//
+// # Direction
+//
+// A message flows from its sender (src) to its receiver (dst), and a
+// record waiting on a receipt (dep 2) waits for the matching message to
+// have arrived, so for its sender to have issued and sent it. INRFlow's
+// public trace reader swapped the two ends (its send events were queued
+// at the receiver, towards the sender), which replays every message
+// backwards: on a network or routing that is not symmetric (d-mod-k on a
+// fat tree chooses the up path by the destination) the contention, hence
+// the time, differs. TestDirection shows it.
+//
+// # Time and units
+//
+// Flow sizes are the messages' bytes and times are nanoseconds, so a link
+// capacity is in bytes per ns (12.5: 100 Gb/s, the cycle-level default of
+// 8 bytes every 0.64 ns cycle). The engine models no latency: a message's
+// last byte leaves its sender when it arrives, so its send (dep 1) and its
+// receipt (dep 2) happen at the same time, the flow's completion.
+//
+// Every time of the trace — the delays of dependent records, which stand
+// for computation between communications, and the absolute times of
+// independent records, computation since the start — is multiplied by
+// Options.CPUFactor (INRFlow's CPU-scale factor): 1 replays them as
+// traced, 2 models a CPU half as fast, 0.5 one twice as fast, 0
+// communication alone.
+//
+// # Rules (the cycle-level replay's, package workloads/replay, without its
+// cycles)
+//
+//   - A record waits on one event of its own task: nothing (dep 0: it is
+//     issued at its time), the send or the receipt of a message (dep 1,
+//     2), or the end of the task's part of a collective (dep 3); it is
+//     issued at that event's time plus its delay.
+//   - A message between two tasks on one server uses no link: it is sent
+//     and received when issued. So is a message of 0 bytes.
+//   - A collective is lowered to point-to-point messages in rounds by
+//     package workloads/collective, with the algorithm Options.Algorithms
+//     names for its op (the defaults otherwise). A task's part begins when
+//     its record is issued and runs the rounds its rank takes part in, in
+//     order: a round begins when the previous one ended, sends its message
+//     then, and ends when its message has been sent and the one it
+//     receives has arrived; the part ends with its last round (when it
+//     begins, with none).
+//   - A task ends with the last of its events; the execution time is the
+//     last task's end.
+//
+// # Memory
+//
+// The trace is read once, whole, into a flow list with dependencies
+// (dynamic.RunWith's form): a message is one flow (about 100 bytes with
+// its dependency), a collective part one flow more than its rounds' sends
+// and ends. The cycle-level replay reads in bounded memory; this one
+// does not (the traces it is meant for, like the seed's, have up to a few
+// million messages).
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/opasim/opasim/flow/dynamic"
+	"github.com/opasim/opasim/flow/route"
+	"github.com/opasim/opasim/workloads/collective"
+	"github.com/opasim/opasim/workloads/vef"
+)
+
+// Options are how a trace is replayed.
+type Options struct {
+	// CPUFactor multiplies every time of the trace (delays and
+	// independent records' times): finite, at least 0.
+	CPUFactor float64
+	// Mapping places task i on server Mapping[i]; nil: Linear.
+	Mapping []int32
+	// Algorithms per collective op; an op not named takes its default
+	// (collective.Algorithms).
+	Algorithms map[vef.Op]string
+
+	// reversed replays every message from its receiver to its sender,
+	// as INRFlow's reader did: for the direction test only.
+	reversed bool
+}
+
+// MaxCPUFactor bounds Options.CPUFactor.
+const MaxCPUFactor = 1e9
+
+// Linear maps tasks tasks on servers servers in blocks of ⌈tasks/servers⌉
+// consecutive tasks (task i on server i when there are servers enough),
+// as the cycle-level replay's linear mapping does.
+func Linear(tasks, servers int) []int32 {
+	per := max(1, (tasks+servers-1)/max(servers, 1))
+	m := make([]int32, tasks)
+	for i := range m {
+		m[i] = int32(i / per)
+	}
+	return m
+}
+
+// Plan is a trace as a flow list.
+type Plan struct {
+	Tasks    int
+	Messages int64 // point-to-point messages
+	Parts    int64 // collective parts
+	Flows    []dynamic.Flow
+	// Msg[id] is message id's flow.
+	Msg []int32
+	// events[t] lists the flows whose completions are task t's events.
+	events [][]int32
+}
+
+// coll is one collective while its parts are read.
+type coll struct {
+	spec  collective.Spec
+	comm  []int   // tasks by rank
+	start []int32 // per rank, its part's start flow
+	end   []int32 // per rank, its part's end flow, once lowered
+	roots int
+}
+
+// fixup is a flow whose dependency is the end of a collective part not
+// yet lowered.
+type fixup struct {
+	flow int32
+	gid  int64
+	task int
+}
+
+// Build reads the whole trace rd gives (it does not close it) and turns it
+// into flows on a network of servers servers. Errors name the line, the
+// field, the value and what is allowed.
+func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
+	h := rd.Header()
+	if err := opt.check(h.Tasks, servers); err != nil {
+		return nil, err
+	}
+	m := opt.Mapping
+	if m == nil {
+		m = Linear(h.Tasks, servers)
+	}
+	cpu := opt.CPUFactor
+	p := &Plan{Tasks: h.Tasks, events: make([][]int32, h.Tasks)}
+	var src, dst []int32 // per message, its tasks
+	colls := map[int64]*coll{}
+	var order []int64 // collectives in the order their first part came
+	var fix []fixup
+	add := func(f dynamic.Flow) int32 {
+		p.Flows = append(p.Flows, f)
+		return int32(len(p.Flows) - 1)
+	}
+	// depend sets flow f's causality from a record of task task.
+	depend := func(f *dynamic.Flow, line, task int, d vef.Dep) error {
+		t := float64(d.TimeNS) * cpu
+		if d.Kind == vef.Independent {
+			f.Start = t
+			return nil
+		}
+		f.Delay = t
+		switch d.Kind {
+		case vef.AfterSend, vef.AfterReceive:
+			who, role := src[d.ID], "sends"
+			if d.Kind == vef.AfterReceive {
+				who, role = dst[d.ID], "receives"
+			}
+			if int(who) != task {
+				return &vef.Error{Line: line, Field: "dep_id", Value: fmt.Sprint(d.ID),
+					Expected: fmt.Sprintf("a message task %d %s (message %d is task %d's; task %d would wait for ever)", task, role, d.ID, who, task)}
+			}
+			f.Deps = []int{int(p.Msg[d.ID])}
+		case vef.AfterCollective:
+			f.Deps = []int{-1} // set once the collective is lowered
+		}
+		return nil
+	}
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rec.Kind == vef.KindMessage {
+			msg := rec.Message
+			f := dynamic.Flow{Src: m[msg.Src], Dst: m[msg.Dst], Size: float64(msg.Bytes)}
+			if opt.reversed {
+				f.Src, f.Dst = f.Dst, f.Src
+			}
+			if err := depend(&f, rec.Line, msg.Src, msg.Dep); err != nil {
+				return nil, err
+			}
+			i := add(f)
+			if msg.Dep.Kind == vef.AfterCollective {
+				fix = append(fix, fixup{i, msg.Dep.ID, msg.Src})
+			}
+			p.Msg = append(p.Msg, i)
+			src, dst = append(src, int32(msg.Src)), append(dst, int32(msg.Dst))
+			p.events[msg.Src] = append(p.events[msg.Src], i)
+			if msg.Dst != msg.Src {
+				p.events[msg.Dst] = append(p.events[msg.Dst], i)
+			}
+			p.Messages++
+			continue
+		}
+		part := rec.Part
+		c := colls[part.GID]
+		if c == nil {
+			comm := h.Communicators[part.Comm].Tasks
+			c = &coll{comm: comm, start: make([]int32, len(comm)),
+				spec: collective.Spec{Op: part.Op, Algorithm: opt.Algorithms[part.Op], Size: len(comm),
+					SendBytes: make([]int64, len(comm)), RecvBytes: make([]int64, len(comm))}}
+			colls[part.GID] = c
+			order = append(order, part.GID)
+		}
+		rank := slices.Index(c.comm, part.Task)
+		c.spec.SendBytes[rank], c.spec.RecvBytes[rank] = part.SendBytes, part.RecvBytes
+		if isRoot(&part) {
+			c.spec.Root = rank
+			c.roots++
+		}
+		server := m[part.Task]
+		f := dynamic.Flow{Src: server, Dst: server} // size 0: the part's start
+		if err := depend(&f, rec.Line, part.Task, part.Dep); err != nil {
+			return nil, err
+		}
+		c.start[rank] = add(f)
+		if part.Dep.Kind == vef.AfterCollective {
+			fix = append(fix, fixup{c.start[rank], part.Dep.ID, part.Task})
+		}
+		p.Parts++
+	}
+	for _, gid := range order {
+		c := colls[gid]
+		if c.roots > 1 {
+			return nil, fmt.Errorf("collective G%d (%s): %d parts in the root's role (sizes only the root has): a rooted collective has one", gid, c.spec.Op, c.roots)
+		}
+		if err := c.spec.Check(); err != nil {
+			return nil, fmt.Errorf("collective G%d: %w", gid, err)
+		}
+		p.lower(c, m, opt.reversed)
+	}
+	for _, x := range fix {
+		c := colls[x.gid]
+		p.Flows[x.flow].Deps[0] = int(c.end[slices.Index(c.comm, x.task)])
+	}
+	return p, nil
+}
+
+// lower adds the flows of collective c's rounds: per rank, per round, its
+// send (after the previous round's end) and the round's end (a flow of
+// size 0 after the send and the receive).
+func (p *Plan) lower(c *coll, m []int32, reversed bool) {
+	s := &c.spec
+	size := s.Size
+	parts := make([][]collective.Round, size)
+	for r := range parts {
+		parts[r] = s.Part(r, nil)
+	}
+	sends := map[int64]int32{} // transfer index → its flow
+	next := int32(len(p.Flows))
+	for r := range parts { // number the flows first: rank by rank, round by round, send then end
+		for _, rd := range parts[r] {
+			if rd.Send != nil {
+				sends[rd.Send.Index(size)] = next
+				next++
+			}
+			next++
+		}
+	}
+	c.end = make([]int32, size)
+	for r := range parts {
+		task := c.comm[r]
+		server := m[task]
+		prev := c.start[r]
+		for _, rd := range parts[r] {
+			var deps []int
+			if t := rd.Send; t != nil {
+				f := dynamic.Flow{Src: server, Dst: m[c.comm[t.To]], Size: float64(t.Bytes), Deps: []int{int(prev)}}
+				if reversed {
+					f.Src, f.Dst = f.Dst, f.Src
+				}
+				i := int32(len(p.Flows))
+				p.Flows = append(p.Flows, f)
+				p.events[task] = append(p.events[task], i)
+				deps = append(deps, int(i))
+			}
+			if t := rd.Recv; t != nil {
+				deps = append(deps, int(sends[t.Index(size)]))
+			}
+			if rd.Send == nil { // a round that only receives begins when the previous one ended
+				deps = append(deps, int(prev))
+			}
+			prev = int32(len(p.Flows))
+			p.Flows = append(p.Flows, dynamic.Flow{Src: server, Dst: server, Deps: deps})
+		}
+		c.end[r] = prev
+		p.events[task] = append(p.events[task], prev)
+	}
+}
+
+// isRoot tells the root's part of a rooted collective (VEF.md's op table),
+// as the cycle-level replay does: the one whose sizes only the root has.
+func isRoot(p *vef.Part) bool {
+	switch p.Op {
+	case vef.Broadcast, vef.Scatter:
+		return p.SendBytes != 0
+	case vef.Reduce, vef.Gather:
+		return p.RecvBytes != 0
+	}
+	return false
+}
+
+func (o *Options) check(tasks, servers int) error {
+	if !(o.CPUFactor >= 0 && o.CPUFactor <= MaxCPUFactor) {
+		return fmt.Errorf("trace cpu factor: %v is not allowed: must be in [0, %g]", o.CPUFactor, float64(MaxCPUFactor))
+	}
+	if servers < 1 {
+		return fmt.Errorf("trace servers: %d is not allowed: must be at least 1", servers)
+	}
+	if o.Mapping != nil {
+		if len(o.Mapping) != tasks {
+			return fmt.Errorf("trace mapping: %d tasks placed is not allowed: the trace has %d", len(o.Mapping), tasks)
+		}
+		for t, s := range o.Mapping {
+			if s < 0 || int(s) >= servers {
+				return fmt.Errorf("trace mapping: task %d on server %d is not allowed: must be a server in [0, %d)", t, s, servers)
+			}
+		}
+	}
+	for op, alg := range o.Algorithms {
+		s := collective.Spec{Op: op, Algorithm: alg, Size: 1, SendBytes: []int64{0}, RecvBytes: []int64{0}}
+		if err := s.Check(); err != nil {
+			return fmt.Errorf("trace algorithms: %w", err)
+		}
+	}
+	return nil
+}
+
+// Result is what a replay measured.
+type Result struct {
+	Tasks    int
+	Messages int64
+	Parts    int64
+	Flows    int // flows run, the collectives' rounds and markers included
+	// Execution is the last task's end (ns with the package's units).
+	Execution float64
+	// TaskEnds is each task's end: its last event.
+	TaskEnds []float64
+	Batches  int
+	Resolved int64
+	// Interrupted: dynamic.Options.Interrupt ended the run; Execution
+	// covers what completed by then.
+	Interrupted bool
+}
+
+// Run replays the plan on r's network. A flow whose servers the network
+// does not connect (failed cables) ends the run with a
+// *dynamic.NoPathError naming them.
+func (p *Plan) Run(r route.Router, opt dynamic.Options) (*Result, error) {
+	opt.NoPathIsError = true
+	res, err := dynamic.RunWith(r, p.Flows, opt)
+	if err != nil {
+		return nil, err
+	}
+	return p.Summarize(res), nil
+}
+
+// Summarize is the replay's result from a run of the plan's flows
+// (dynamic.RunWith of p.Flows).
+func (p *Plan) Summarize(res *dynamic.Result) *Result {
+	out := &Result{Tasks: p.Tasks, Messages: p.Messages, Parts: p.Parts, Flows: len(p.Flows), TaskEnds: make([]float64, p.Tasks),
+		Batches: res.Batches, Resolved: res.Resolved, Interrupted: res.Interrupted}
+	for t, evs := range p.events {
+		for _, i := range evs {
+			out.TaskEnds[t] = max(out.TaskEnds[t], res.Finish[i])
+		}
+		if !math.IsInf(out.TaskEnds[t], 1) {
+			out.Execution = max(out.Execution, out.TaskEnds[t])
+		}
+	}
+	return out
+}
+
+// Replay builds the trace's plan and runs it.
+func Replay(r route.Router, rd *vef.Reader, opt Options, dopt dynamic.Options) (*Result, error) {
+	p, err := Build(rd, r.Graph().NumServers(), opt)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(r, dopt)
+}
