@@ -7,6 +7,7 @@ import (
 
 	"github.com/opasim/opasim/flow/dynamic"
 	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/internal/flowtest"
 	"github.com/opasim/opasim/flow/route"
 	"github.com/opasim/opasim/flow/workload"
 )
@@ -26,15 +27,7 @@ func threeLeaves(t *testing.T) route.Router {
 	for l := int32(6); l < 9; l++ {
 		cable(l, 9)
 	}
-	g, err := graph.New(6, 4, links)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := route.NewECMP(g, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return flowtest.Routed(t, 6, 4, links)
 }
 
 // nbody3 is every job's application: n-body, one iteration (P−1 shifts of

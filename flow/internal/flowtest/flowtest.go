@@ -18,7 +18,14 @@ func Star(t testing.TB, n int) route.Router {
 	for s := 0; s < n; s++ {
 		ls = append(ls, graph.Link{From: int32(s), To: int32(n), Capacity: 1}, graph.Link{From: int32(n), To: int32(s), Capacity: 1})
 	}
-	g, err := graph.New(n, 1, ls)
+	return Routed(t, n, 1, ls)
+}
+
+// Routed returns the graph of servers servers and switches switches over
+// links, routed by its single shortest paths (the first found).
+func Routed(t testing.TB, servers, switches int, links []graph.Link) route.Router {
+	t.Helper()
+	g, err := graph.New(servers, switches, links)
 	if err != nil {
 		t.Fatal(err)
 	}
