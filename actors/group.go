@@ -60,7 +60,6 @@ type child struct {
 	inline
 	step    step
 	pending []messages.Msg
-	wake    clock.Cycle
 }
 
 // groupActor is a switch (its MPorts, central crossbar and output ports) or
@@ -72,6 +71,10 @@ type groupActor struct {
 	index    int
 	e        *engine
 	children []child
+	// wakes[i] is child i's next wake: kept apart from the children, so
+	// that finding the children due in a window reads a few cache lines,
+	// not one or two per child.
+	wakes []clock.Cycle
 }
 
 func (g *groupActor) Receive(ctx actor.Context) {
@@ -98,12 +101,13 @@ func (g *groupActor) handle(msg any) {
 func (g *groupActor) spawnChildren(ctx actor.Context) {
 	members := g.e.net.Groups[g.index].Members
 	g.children = make([]child, len(members))
+	g.wakes = make([]clock.Cycle, len(members))
 	sp := newSpawner(g.e)
 	for i, id := range members {
 		comp := g.e.net.Comps[id]
 		c := &g.children[i]
 		c.inline = sp.spawn(ctx, fmt.Sprintf("c%d", id), &componentActor{c: comp})
-		c.wake = comp.Next()
+		g.wakes[i] = comp.Next()
 	}
 }
 
@@ -122,25 +126,26 @@ func (g *groupActor) turn(r *turn) {
 			continue // the first window
 		}
 		for _, m := range from.msgs[g.index] {
-			c := &g.children[g.e.childOf[m.Dst]]
-			c.pending = append(c.pending, m)
-			c.wake = clock.Min(c.wake, m.At)
+			i := g.e.childOf[m.Dst]
+			g.children[i].pending = append(g.children[i].pending, m)
+			g.wakes[i] = clock.Min(g.wakes[i], m.At)
 		}
 	}
-	for i := range g.children {
-		if c := &g.children[i]; c.wake < r.w.To {
+	for i, w := range g.wakes {
+		if w < r.w.To {
 			stepping = i
-			g.stepChild(c, r.w.To, r.x)
+			g.stepChild(i, r.w.To, r.x)
 		}
 	}
 	r.next = clock.Never
-	for i := range g.children {
-		r.next = clock.Min(r.next, g.children[i].wake)
+	for _, w := range g.wakes {
+		r.next = clock.Min(r.next, w)
 	}
 	r.ok = true
 }
 
-func (g *groupActor) stepChild(c *child, to clock.Cycle, x *exchange) {
+func (g *groupActor) stepChild(i int, to clock.Cycle, x *exchange) {
+	c := &g.children[i]
 	s := &c.step
 	s.to, s.in, s.ran = to, c.pending, false
 	c.send(s)
@@ -148,7 +153,7 @@ func (g *groupActor) stepChild(c *child, to clock.Cycle, x *exchange) {
 		panic("component actor did not run inline: components must use the synchronized dispatcher")
 	}
 	c.pending, s.in = s.in[:0], nil
-	c.wake = s.next
+	g.wakes[i] = s.next
 	for i := range s.out.Msgs {
 		g.route(&s.out.Msgs[i], x)
 	}
@@ -161,9 +166,9 @@ func (g *groupActor) stepChild(c *child, to clock.Cycle, x *exchange) {
 func (g *groupActor) route(m *messages.Msg, x *exchange) {
 	dg := g.e.groupOf[m.Dst]
 	if dg == g.index {
-		c := &g.children[g.e.childOf[m.Dst]]
-		c.pending = append(c.pending, *m)
-		c.wake = clock.Min(c.wake, m.At)
+		i := g.e.childOf[m.Dst]
+		g.children[i].pending = append(g.children[i].pending, *m)
+		g.wakes[i] = clock.Min(g.wakes[i], m.At)
 		return
 	}
 	if len(x.out.msgs[dg]) == 0 {
