@@ -23,8 +23,9 @@ type tick struct {
 	in   []outgoing
 	// timed asks for the groups' wall times (busy): in every window for
 	// an observer, else in one window of timedEvery when the balancer
-	// needs them (reading the clock twice per group in every window
-	// costs about 1% of a run on the 3D torus).
+	// needs them (reading the clock twice per group in every window is
+	// about half a percent of a 3D-torus run: 660,000 group turns in
+	// 12,000 cycles at 112 ns a pair of reads).
 	timed bool
 }
 
