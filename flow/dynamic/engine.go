@@ -94,10 +94,11 @@ type edge struct{ to, next int32 }
 
 // sub is one running path of a flow: a max-min solver flow, and a member
 // of the bucket of paths predicted to complete at one time (a doubly
-// linked list). 32 bytes; its rate is the solver's.
+// linked list). 24 bytes; its rate is the solver's. Its remaining size is
+// as of the time its bucket was made (every path of a bucket joined it
+// then), or of any time if it has no bucket (its rate is then 0).
 type sub struct {
-	remaining  float64 // size left at time last
-	last       float64
+	remaining  float64
 	owner      int32 // slot
 	bucket     int32 // -1: none (rate 0, or completing)
 	next, prev int32
@@ -128,8 +129,8 @@ type Engine struct {
 	ready   []int32    // slots ready now, first in first out
 	readyAt int
 	buckets iheap.Heap // bucket → the completion time of its paths
-	bhead   []int32
-	btail   []int32
+	bhead   []int32    // per bucket, its first path
+	bmade   []float64  // per bucket, when it was made (its paths' remaining sizes are as of then)
 	freeB   []int32
 	wakes   timeHeap
 	doomed  []int32 // slots to report as never completing
@@ -398,7 +399,7 @@ func (e *Engine) onPath(links []int32, share float64) {
 	for int(id) >= len(e.subs) {
 		e.subs = append(e.subs, sub{})
 	}
-	e.subs[id] = sub{remaining: e.curSize * share, last: e.now, owner: e.cur, bucket: -1, next: -1, prev: -1}
+	e.subs[id] = sub{remaining: e.curSize * share, owner: e.cur, bucket: -1, next: -1, prev: -1}
 	e.slots[e.cur].x++
 }
 
@@ -486,21 +487,43 @@ func (e *Engine) solve() {
 	prev := e.solver.Previous()
 	e.stats.Resolved += int64(e.solver.Recomputed())
 	e.stats.Changed += int64(len(changed))
-	lastB, lastT := int32(-1), 0.0
+	lastB, lastT, tail := int32(-1), 0.0, int32(-1)
 	for i, id := range changed {
 		s := &e.subs[id]
-		s.remaining = max(s.remaining-prev[i]*(e.now-s.last), 0)
-		s.last = e.now
+		if s.bucket >= 0 {
+			// A path without a bucket had rate 0 (prev[i] is 0).
+			s.remaining = max(s.remaining-prev[i]*(e.now-e.bmade[s.bucket]), 0)
+		}
 		rate := e.solver.Rate(id)
 		e.unlink(int32(id))
 		if rate > 0 {
 			t := e.now + s.remaining/rate
 			if lastB < 0 || t != lastT {
-				lastB, lastT = e.newBucket(t), t
+				lastB, lastT, tail = e.newBucket(t), t, -1
 			}
-			e.link(int32(id), lastB)
+			e.link(int32(id), lastB, tail)
+			tail = int32(id)
 		}
 	}
+	e.trim()
+}
+
+// trim releases the space a burst of flows left once it has passed
+// (iheap.Oversized): the pending records when no flow waits, the ready
+// and doomed queues, and the heaps' entry arrays. Slots, paths and
+// buckets are reused from free lists instead: their arrays stay at the
+// most flows and buckets held at once.
+func (e *Engine) trim() {
+	if len(e.freePend) == len(e.pend) && iheap.Oversized(cap(e.pend), 0) {
+		e.pend, e.freePend = nil, nil
+	}
+	e.freePend = iheap.Shrink(e.freePend, 0)
+	e.ready = iheap.Shrink(e.ready, 0)
+	if e.doomAt == 0 {
+		e.doomed = iheap.Shrink(e.doomed, 0)
+	}
+	e.starts.Trim()
+	e.buckets.Trim()
 }
 
 func (e *Engine) newBucket(t float64) int32 {
@@ -511,23 +534,23 @@ func (e *Engine) newBucket(t float64) int32 {
 	} else {
 		b = int32(len(e.bhead))
 		e.bhead = append(e.bhead, -1)
-		e.btail = append(e.btail, -1)
+		e.bmade = append(e.bmade, 0)
 	}
-	e.bhead[b], e.btail[b] = -1, -1
+	e.bhead[b], e.bmade[b] = -1, e.now
 	e.buckets.Set(b, t)
 	return b
 }
 
-// link appends sub id to bucket b.
-func (e *Engine) link(id, b int32) {
+// link appends sub id to bucket b, whose last sub is tail (-1: b is
+// empty). Subs join only the bucket made last, so solve keeps its tail.
+func (e *Engine) link(id, b, tail int32) {
 	s := &e.subs[id]
-	s.bucket, s.next, s.prev = b, -1, e.btail[b]
-	if s.prev >= 0 {
-		e.subs[s.prev].next = id
+	s.bucket, s.next, s.prev = b, -1, tail
+	if tail >= 0 {
+		e.subs[tail].next = id
 	} else {
 		e.bhead[b] = id
 	}
-	e.btail[b] = id
 }
 
 // unlink takes sub id out of its bucket, dropping the bucket if empty.
@@ -544,8 +567,6 @@ func (e *Engine) unlink(id int32) {
 	}
 	if s.next >= 0 {
 		e.subs[s.next].prev = s.prev
-	} else {
-		e.btail[b] = s.prev
 	}
 	s.bucket, s.next, s.prev = -1, -1, -1
 	if e.bhead[b] < 0 {

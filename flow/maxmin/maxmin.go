@@ -95,18 +95,22 @@ const (
 	fNew         // added since the last Solve
 )
 
-// meta is a flow's path reference and flags.
+// meta is a flow's path reference and flags. 8 bytes.
 type meta struct {
-	slot  int32 // its path's slot in the path store
-	n     int32 // its path's length
+	slot  int32  // its path's slot in the path store
+	n     uint16 // its path's length
 	flags uint8
 	class uint8
 }
 
+// MaxPathLinks is the longest path a flow may have, in links.
+const MaxPathLinks = math.MaxUint16
+
 // Solver holds links, flows and their max-min fair rates.
 //
-// Memory: per flow, 32 bytes (rate 8, path slot and length and flags 12,
-// its positions in the two heaps 12), 8 more for every flow once one has
+// Memory: per flow, 16 bytes (rate 8, path slot, length, flags and
+// class 8), 12 more once it has been re-solved with a link left inactive
+// (its positions in the two heaps), 8 more for every flow once one has
 // a rate cap, and 8 bytes per link of its path (the path, and its entry
 // in the link's user list); per link, about 80 bytes (capacity,
 // saturation level, user list header and count, scratch, heap entry and
@@ -239,8 +243,8 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 	if len(path) == 0 && math.IsInf(rateCap, 1) {
 		return -1, fmt.Errorf("maxmin flow path: [] is not allowed without a rate cap: the rate would be infinite")
 	}
-	if len(path) > math.MaxInt32 {
-		return -1, fmt.Errorf("maxmin flow path: %d links is not allowed: must be at most %d", len(path), math.MaxInt32)
+	if len(path) > MaxPathLinks {
+		return -1, fmt.Errorf("maxmin flow path: %d links is not allowed: must be at most %d", len(path), MaxPathLinks)
 	}
 	for k, l := range path {
 		if l < 0 || int(l) >= len(s.capacity) {
@@ -262,7 +266,7 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 			s.caps = append(s.caps, NoCap)
 		}
 	}
-	s.meta[id] = meta{slot: s.paths.put(path), n: int32(len(path)), flags: fAlive | fFixed | fNew, class: class}
+	s.meta[id] = meta{slot: s.paths.put(path), n: uint16(len(path)), flags: fAlive | fFixed | fNew, class: class}
 	s.rate[id] = 0
 	if !math.IsInf(rateCap, 1) && s.caps == nil {
 		s.caps = make([]float64, len(s.meta))
@@ -429,7 +433,26 @@ func (s *Solver) Solve() []FlowID {
 		s.lmark[l] = false
 	}
 	s.theta = math.Inf(1)
+	s.trim()
 	return s.changed
+}
+
+// trim releases the scratch space a large solve left once solves are
+// small again (iheap.Oversized: capacity over 4× the use, plus slack),
+// so that a burst does not keep its arrays.
+func (s *Solver) trim() {
+	s.changed = iheap.Shrink(s.changed, 0)
+	s.prev = iheap.Shrink(s.prev, 0)
+	s.comp = iheap.Shrink(s.comp, 0)
+	s.compPrev = iheap.Shrink(s.compPrev, 0)
+	s.compL = iheap.Shrink(s.compL, 0)
+	s.stack = iheap.Shrink(s.stack, 0)
+	s.vals = iheap.Shrink(s.vals, 0)
+	s.dirty = iheap.Shrink(s.dirty, 0)
+	s.added = iheap.Shrink(s.added, 0)
+	s.dead = iheap.Shrink(s.dead, 0)
+	s.h.Trim()
+	s.dl.Trim()
 }
 
 // SetComponentSolve makes Solve re-solve, under NP, the whole connected
@@ -744,18 +767,18 @@ func (p *pathStore) put(path []int32) int32 {
 	return int32(len(q.links)/int(n) - 1)
 }
 
-func (p *pathStore) get(n, slot int32) []int32 {
+func (p *pathStore) get(n uint16, slot int32) []int32 {
 	if n == 0 {
 		return nil
 	}
-	q := p.pool(n)
+	q := p.pool(int32(n))
 	i := int(slot) * int(n)
 	return q.links[i : i+int(n) : i+int(n)]
 }
 
-func (p *pathStore) release(n, slot int32) {
+func (p *pathStore) release(n uint16, slot int32) {
 	if n > 0 {
-		q := p.pool(n)
+		q := p.pool(int32(n))
 		q.free = append(q.free, slot)
 	}
 }

@@ -5,23 +5,35 @@
 // (key, id) pairs alone.
 package iheap
 
-// Heap is an indexed min-heap of (key, id). The zero value is empty.
-// Memory: 12 bytes per entry and 4 bytes per id ever set.
+// Heap is an indexed min-heap of (key, id): a 4-ary heap (half the
+// depth of a binary one, the four children of a node in one or two cache
+// lines) whose sifts move entries into a hole rather than swapping them.
+// The zero value is empty. Memory: 16 bytes per entry and 4 bytes per id
+// ever set.
 type Heap struct {
-	ids  []int32
-	keys []float64
-	pos  []int32 // pos[id]: index in ids, or -1
+	e    []entry
+	pos  []int32 // pos[id]: index in e, or -1
+	peak int     // the most entries at once since the last Trim
 }
 
+type entry struct {
+	key float64
+	id  int32
+}
+
+// arity is the number of children of a node: node i's are
+// arity·i+1 .. arity·i+arity, its parent (i-1)/arity.
+const arity = 4
+
 // Len returns the number of entries.
-func (h *Heap) Len() int { return len(h.ids) }
+func (h *Heap) Len() int { return len(h.e) }
 
 // Has reports whether id is in the heap.
 func (h *Heap) Has(id int32) bool { return int(id) < len(h.pos) && h.pos[id] >= 0 }
 
 // Min returns the entry with the smallest key (then id); the heap must
 // not be empty.
-func (h *Heap) Min() (id int32, key float64) { return h.ids[0], h.keys[0] }
+func (h *Heap) Min() (id int32, key float64) { return h.e[0].id, h.e[0].key }
 
 // Set inserts id with key, or changes its key if it is in the heap.
 func (h *Heap) Set(id int32, key float64) {
@@ -30,25 +42,22 @@ func (h *Heap) Set(id int32, key float64) {
 	}
 	i := h.pos[id]
 	if i < 0 {
-		i = int32(len(h.ids))
-		h.ids = append(h.ids, id)
-		h.keys = append(h.keys, key)
-		h.pos[id] = i
-		h.up(int(i))
+		h.e = append(h.e, entry{})
+		h.peak = max(h.peak, len(h.e))
+		h.up(len(h.e)-1, entry{key, id})
 		return
 	}
-	old := h.keys[i]
-	h.keys[i] = key
+	old := h.e[i].key
 	if key < old {
-		h.up(int(i))
+		h.up(int(i), entry{key, id})
 	} else {
-		h.down(int(i))
+		h.down(int(i), entry{key, id})
 	}
 }
 
 // Pop removes and returns the entry with the smallest key (then id).
 func (h *Heap) Pop() (id int32, key float64) {
-	id, key = h.ids[0], h.keys[0]
+	id, key = h.e[0].id, h.e[0].key
 	h.Remove(id)
 	return id, key
 }
@@ -59,63 +68,102 @@ func (h *Heap) Remove(id int32) {
 		return
 	}
 	i := int(h.pos[id])
-	n := len(h.ids) - 1
-	h.swap(i, n)
-	h.ids, h.keys = h.ids[:n], h.keys[:n]
+	n := len(h.e) - 1
+	last := h.e[n]
+	h.e = h.e[:n]
 	h.pos[id] = -1
 	if i < n {
-		h.down(i)
-		h.up(i)
+		// The last entry fills the hole at i, moving up or down.
+		if i > 0 && less(last, h.e[(i-1)/arity]) {
+			h.up(i, last)
+		} else {
+			h.down(i, last)
+		}
 	}
 }
 
 // Clear empties the heap.
 func (h *Heap) Clear() {
-	for _, id := range h.ids {
-		h.pos[id] = -1
+	for _, x := range h.e {
+		h.pos[x.id] = -1
 	}
-	h.ids, h.keys = h.ids[:0], h.keys[:0]
+	h.e = h.e[:0]
 }
 
-func (h *Heap) less(i, j int) bool {
-	if h.keys[i] != h.keys[j] {
-		return h.keys[i] < h.keys[j]
+// Trim releases the entry space a burst left: if the heap's capacity
+// exceeds what Oversized allows for the most entries it held since the
+// last Trim, its entries move to a smaller array. The positions by id are
+// kept (ids are the caller's, and reused).
+func (h *Heap) Trim() {
+	h.e = Shrink(h.e, h.peak)
+	h.peak = len(h.e)
+}
+
+// TrimSlack is the capacity below which no array is trimmed.
+const TrimSlack = 1024
+
+// Oversized reports whether an array of capacity c whose recent use
+// peaked at used elements should be trimmed (to 2·used): when c is over
+// 4·used + TrimSlack. Trimming at a quarter and growing back by
+// doubling keeps the cost of reallocation amortized O(1) per element
+// used.
+func Oversized(c, used int) bool { return c > 4*used+TrimSlack }
+
+// Shrink returns s, or a copy of it with capacity 2·peak if its capacity
+// is Oversized for peak (the most elements it recently held, at least
+// len(s)).
+func Shrink[T any](s []T, peak int) []T {
+	peak = max(peak, len(s))
+	if !Oversized(cap(s), peak) {
+		return s
 	}
-	return h.ids[i] < h.ids[j]
+	return append(make([]T, 0, 2*peak), s...)
 }
 
-func (h *Heap) swap(i, j int) {
-	h.ids[i], h.ids[j] = h.ids[j], h.ids[i]
-	h.keys[i], h.keys[j] = h.keys[j], h.keys[i]
-	h.pos[h.ids[i]] = int32(i)
-	h.pos[h.ids[j]] = int32(j)
+func less(a, b entry) bool {
+	if a.key != b.key {
+		return a.key < b.key
+	}
+	return a.id < b.id
 }
 
-func (h *Heap) up(i int) {
+// up places x at hole i or above it, moving the parents it precedes down.
+func (h *Heap) up(i int, x entry) {
 	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			return
+		p := (i - 1) / arity
+		if !less(x, h.e[p]) {
+			break
 		}
-		h.swap(i, p)
+		h.e[i] = h.e[p]
+		h.pos[h.e[i].id] = int32(i)
 		i = p
 	}
+	h.e[i] = x
+	h.pos[x.id] = int32(i)
 }
 
-func (h *Heap) down(i int) {
-	n := len(h.ids)
+// down places x at hole i or below it, moving the least children it
+// follows up.
+func (h *Heap) down(i int, x entry) {
+	n := len(h.e)
 	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && h.less(l, m) {
-			m = l
+		c := arity*i + 1
+		if c >= n {
+			break
 		}
-		if r < n && h.less(r, m) {
-			m = r
+		m := c
+		for j := c + 1; j < min(c+arity, n); j++ {
+			if less(h.e[j], h.e[m]) {
+				m = j
+			}
 		}
-		if m == i {
-			return
+		if !less(h.e[m], x) {
+			break
 		}
-		h.swap(i, m)
+		h.e[i] = h.e[m]
+		h.pos[h.e[i].id] = int32(i)
 		i = m
 	}
+	h.e[i] = x
+	h.pos[x.id] = int32(i)
 }
