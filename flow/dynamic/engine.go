@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/opasim/opasim/flow/internal/grow"
 	"github.com/opasim/opasim/flow/internal/iheap"
 	"github.com/opasim/opasim/flow/maxmin"
 	"github.com/opasim/opasim/flow/route"
@@ -59,24 +60,28 @@ type Stats struct {
 	Interrupted bool
 }
 
-// Flow states.
-const (
-	stFree    uint8 = iota
-	stWaiting       // dependencies outstanding, or waiting for its start time
-	stRunning
-	stNever // reported never to complete; kept so later dependants learn it
-)
-
 // slot is the engine's record of one added flow, until it is done.
-// 32 bytes.
+// 24 bytes, and 4 more in Engine.x (its state).
 type slot struct {
 	tag   int64
 	start float64 // waiting: when it becomes ready, so far; running: its start time
 	gen   uint32
 	after int32 // head of the list of flows depending on it (edges), -1 if none
-	x     int32 // waiting: index of its pending record; running: paths still running
-	state uint8
 }
+
+// A flow's state, in Engine.x: free (xFree); reported never to complete
+// and kept so later dependants learn it (xNever); waiting — dependencies
+// outstanding, or waiting for its start time — with pending record p
+// (waitX(p), below -1); running with n paths still running (n >= 0).
+const (
+	xFree  int32 = -1
+	xNever int32 = math.MinInt32
+)
+
+func waitX(p int32) int32      { return -2 - p }
+func pendOf(x int32) int32     { return -2 - x }
+func isWaiting(x int32) bool   { return x < xFree && x != xNever }
+func isWaitOrRun(x int32) bool { return x != xFree && x != xNever }
 
 // pending holds what a waiting flow needs to start. 40 bytes, freed when
 // it starts.
@@ -118,6 +123,7 @@ type Engine struct {
 	err       error
 
 	slots    []slot
+	x        []int32 // per slot, its state (xFree, ...)
 	freeSlot []int32
 	pend     []pending
 	freePend []int32
@@ -205,9 +211,9 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 		}
 		o := &e.slots[ds]
 		switch {
-		case dg < o.gen || o.state == stFree:
+		case dg < o.gen || e.x[ds] == xFree:
 			ready = max(ready, e.now+f.Delay)
-		case o.state == stNever:
+		case e.x[ds] == xNever:
 			never = true
 		default:
 			waiting++
@@ -217,11 +223,12 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 	p := e.allocPend()
 	e.pend[p] = pending{src: f.Src, dst: f.Dst, size: f.Size, delay: f.Delay, rateCap: f.RateCap, waiting: waiting, class: f.Class}
 	s := &e.slots[id]
-	s.tag, s.start, s.after, s.x, s.state = f.Tag, ready, -1, p, stWaiting
+	s.tag, s.start, s.after = f.Tag, ready, -1
+	e.x[id] = waitX(p)
 	ref := makeRef(id, s.gen)
 	if waiting > 0 {
 		for _, d := range after {
-			if o := &e.slots[d.slot()]; d.gen() == o.gen && (o.state == stWaiting || o.state == stRunning) {
+			if o := &e.slots[d.slot()]; d.gen() == o.gen && isWaitOrRun(e.x[d.slot()]) {
 				o.after = e.allocEdge(id, o.after)
 			}
 		}
@@ -368,9 +375,10 @@ func (e *Engine) schedule(i int32, t float64) {
 // start routes flow i and adds its paths to the solver.
 func (e *Engine) start(i int32) {
 	s := &e.slots[i]
-	p := e.pend[s.x]
-	e.freePend = append(e.freePend, s.x)
-	s.start, s.x, s.state = e.now, 0, stRunning
+	k := pendOf(e.x[i])
+	p := e.pend[k]
+	e.freePend = append(e.freePend, k)
+	s.start, e.x[i] = e.now, 0
 	if p.size == 0 || p.src == p.dst {
 		e.complete(i)
 		return
@@ -397,10 +405,10 @@ func (e *Engine) onPath(links []int32, share float64) {
 		return
 	}
 	for int(id) >= len(e.subs) {
-		e.subs = append(e.subs, sub{})
+		e.subs = grow.Append(e.subs, sub{})
 	}
 	e.subs[id] = sub{remaining: e.curSize * share, owner: e.cur, bucket: -1, next: -1, prev: -1}
-	e.slots[e.cur].x++
+	e.x[e.cur]++
 }
 
 func (e *Engine) finishSub(id maxmin.FlowID) {
@@ -411,7 +419,7 @@ func (e *Engine) finishSub(id maxmin.FlowID) {
 		return
 	}
 	o := s.owner
-	if e.slots[o].x--; e.slots[o].x == 0 {
+	if e.x[o]--; e.x[o] == 0 {
 		e.complete(o)
 	}
 }
@@ -423,8 +431,8 @@ func (e *Engine) complete(i int32) {
 		j, next := e.edges[k].to, e.edges[k].next
 		e.freeEdgeAt(k)
 		k = next
-		if sj := &e.slots[j]; sj.state == stWaiting {
-			p := &e.pend[sj.x]
+		if sj := &e.slots[j]; isWaiting(e.x[j]) {
+			p := &e.pend[pendOf(e.x[j])]
 			sj.start = max(sj.start, e.now+p.delay)
 			if p.waiting--; p.waiting == 0 {
 				e.schedule(j, sj.start)
@@ -433,7 +441,7 @@ func (e *Engine) complete(i int32) {
 	}
 	s := &e.slots[i]
 	d := Done{Ref: makeRef(i, s.gen), Tag: s.tag, Start: s.start, Finish: e.now}
-	s.state, s.after = stFree, -1
+	s.after, e.x[i] = -1, xFree
 	e.freeSlot = append(e.freeSlot, i)
 	e.active--
 	e.stats.Completed++
@@ -443,11 +451,10 @@ func (e *Engine) complete(i int32) {
 
 // doom marks flow i as never completing; drain reports it.
 func (e *Engine) doom(i int32) {
-	s := &e.slots[i]
-	if s.state == stWaiting {
-		e.freePend = append(e.freePend, s.x)
+	if isWaiting(e.x[i]) {
+		e.freePend = append(e.freePend, pendOf(e.x[i]))
 	}
-	s.state = stNever
+	e.x[i] = xNever
 	e.doomed = append(e.doomed, i)
 }
 
@@ -460,7 +467,7 @@ func (e *Engine) drain() {
 			j, next := e.edges[k].to, e.edges[k].next
 			e.freeEdgeAt(k)
 			k = next
-			if e.slots[j].state == stWaiting {
+			if isWaiting(e.x[j]) {
 				e.slots[j].start = math.Inf(1)
 				e.doom(j)
 			}
@@ -509,18 +516,18 @@ func (e *Engine) solve() {
 }
 
 // trim releases the space a burst of flows left once it has passed
-// (iheap.Oversized): the pending records when no flow waits, the ready
+// (grow.Oversized): the pending records when no flow waits, the ready
 // and doomed queues, and the heaps' entry arrays. Slots, paths and
 // buckets are reused from free lists instead: their arrays stay at the
 // most flows and buckets held at once.
 func (e *Engine) trim() {
-	if len(e.freePend) == len(e.pend) && iheap.Oversized(cap(e.pend), 0) {
+	if len(e.freePend) == len(e.pend) && grow.Oversized(cap(e.pend), 0) {
 		e.pend, e.freePend = nil, nil
 	}
-	e.freePend = iheap.Shrink(e.freePend, 0)
-	e.ready = iheap.Shrink(e.ready, 0)
+	e.freePend = grow.Shrink(e.freePend, 0)
+	e.ready = grow.Shrink(e.ready, 0)
 	if e.doomAt == 0 {
-		e.doomed = iheap.Shrink(e.doomed, 0)
+		e.doomed = grow.Shrink(e.doomed, 0)
 	}
 	e.starts.Trim()
 	e.buckets.Trim()
@@ -582,7 +589,8 @@ func (e *Engine) allocSlot() int32 {
 		e.freeSlot = e.freeSlot[:n-1]
 	} else {
 		i = int32(len(e.slots))
-		e.slots = append(e.slots, slot{})
+		e.slots = grow.Append(e.slots, slot{})
+		e.x = grow.Append(e.x, xFree)
 	}
 	e.slots[i].gen++
 	return i

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/internal/grow"
 	"github.com/opasim/opasim/flow/route"
 )
 
@@ -258,5 +259,54 @@ func TestAddErrors(t *testing.T) {
 		return nil
 	}, wake: func(e *Engine) error { return e.WakeAt(0.5) }}); err == nil || !strings.Contains(err.Error(), "dynamic wake time: 0.5 is not allowed: must be finite and at least now (1)") {
 		t.Errorf("a wake-up in the past: %v", err)
+	}
+}
+
+// TestBurstTrimmed: a burst of 20,000 flows added at time 0 (each server
+// of the 8-ary 2-tree sends 312 or 313, all of size 1) fills the pending
+// records, the ready queue and the solver's scratch; once every flow has
+// started (at the first completion) the pending records are released and the queues are back within
+// grow.Slack, while the slots stay (20,000 of them). Server 0 sends 313
+// flows of size 1 over its one link of capacity 1, so the run cannot end
+// before 313.
+func TestBurstTrimmed(t *testing.T) {
+	tr, err := graph.NewTree(8, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, route.NewDModK(tr))
+	const n = 20000
+	checked := false
+	w := funcs{
+		init: func(e *Engine) error {
+			for i := range n {
+				src := int32(i % 64)
+				if _, err := e.Add(Flow{Src: src, Dst: (src + 1 + int32(i/64)%63) % 64, Size: 1}, nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		done: func(e *Engine, d Done) error {
+			if checked {
+				return nil
+			}
+			checked = true
+			if cap(e.pend) != 0 || cap(e.freePend) > grow.Slack || cap(e.ready) > grow.Slack {
+				t.Errorf("after the burst: pending %d, free %d, ready %d: want 0, at most %d, at most %d",
+					cap(e.pend), cap(e.freePend), cap(e.ready), grow.Slack, grow.Slack)
+			}
+			if len(e.slots) != n {
+				t.Errorf("%d slots, want %d", len(e.slots), n)
+			}
+			return nil
+		},
+	}
+	st, err := e.Run(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !checked || st.Completed != n || st.Makespan < 313 {
+		t.Fatalf("%d completed, makespan %v: want %d, at least 313", st.Completed, st.Makespan, n)
 	}
 }

@@ -63,6 +63,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/opasim/opasim/flow/internal/grow"
 	"github.com/opasim/opasim/flow/internal/iheap"
 )
 
@@ -260,8 +261,8 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 			return -1, fmt.Errorf("maxmin flows: %d is not allowed: must be at most %d", len(s.meta)+1, math.MaxInt32/2)
 		}
 		id = FlowID(len(s.meta))
-		s.meta = append(s.meta, meta{})
-		s.rate = append(s.rate, 0)
+		s.meta = grow.Append(s.meta, meta{})
+		s.rate = grow.Append(s.rate, 0)
 		if s.caps != nil {
 			s.caps = append(s.caps, NoCap)
 		}
@@ -438,19 +439,19 @@ func (s *Solver) Solve() []FlowID {
 }
 
 // trim releases the scratch space a large solve left once solves are
-// small again (iheap.Oversized: capacity over 4× the use, plus slack),
+// small again (grow.Oversized: capacity over 4× the use, plus slack),
 // so that a burst does not keep its arrays.
 func (s *Solver) trim() {
-	s.changed = iheap.Shrink(s.changed, 0)
-	s.prev = iheap.Shrink(s.prev, 0)
-	s.comp = iheap.Shrink(s.comp, 0)
-	s.compPrev = iheap.Shrink(s.compPrev, 0)
-	s.compL = iheap.Shrink(s.compL, 0)
-	s.stack = iheap.Shrink(s.stack, 0)
-	s.vals = iheap.Shrink(s.vals, 0)
-	s.dirty = iheap.Shrink(s.dirty, 0)
-	s.added = iheap.Shrink(s.added, 0)
-	s.dead = iheap.Shrink(s.dead, 0)
+	s.changed = grow.Shrink(s.changed, 0)
+	s.prev = grow.Shrink(s.prev, 0)
+	s.comp = grow.Shrink(s.comp, 0)
+	s.compPrev = grow.Shrink(s.compPrev, 0)
+	s.compL = grow.Shrink(s.compL, 0)
+	s.stack = grow.Shrink(s.stack, 0)
+	s.vals = grow.Shrink(s.vals, 0)
+	s.dirty = grow.Shrink(s.dirty, 0)
+	s.added = grow.Shrink(s.added, 0)
+	s.dead = grow.Shrink(s.dead, 0)
 	s.h.Trim()
 	s.dl.Trim()
 }
@@ -763,7 +764,7 @@ func (p *pathStore) put(path []int32) int32 {
 		copy(q.links[int(slot)*int(n):], path)
 		return slot
 	}
-	q.links = append(q.links, path...)
+	q.links = grow.Append(q.links, path...)
 	return int32(len(q.links)/int(n) - 1)
 }
 

@@ -1,9 +1,11 @@
-// Package iheap is an indexed binary min-heap: each id (a small
+// Package iheap is an indexed min-heap: each id (a small
 // non-negative int32) is in the heap at most once, and its key can be
 // changed in place, so a heap never holds stale entries. Ties between
 // equal keys break by id, so the order of pops is a function of the
 // (key, id) pairs alone.
 package iheap
+
+import "github.com/opasim/opasim/flow/internal/grow"
 
 // Heap is an indexed min-heap of (key, id): a 4-ary heap (half the
 // depth of a binary one, the four children of a node in one or two cache
@@ -91,33 +93,12 @@ func (h *Heap) Clear() {
 }
 
 // Trim releases the entry space a burst left: if the heap's capacity
-// exceeds what Oversized allows for the most entries it held since the
+// exceeds what grow.Oversized allows for the most entries it held since the
 // last Trim, its entries move to a smaller array. The positions by id are
 // kept (ids are the caller's, and reused).
 func (h *Heap) Trim() {
-	h.e = Shrink(h.e, h.peak)
+	h.e = grow.Shrink(h.e, h.peak)
 	h.peak = len(h.e)
-}
-
-// TrimSlack is the capacity below which no array is trimmed.
-const TrimSlack = 1024
-
-// Oversized reports whether an array of capacity c whose recent use
-// peaked at used elements should be trimmed (to 2·used): when c is over
-// 4·used + TrimSlack. Trimming at a quarter and growing back by
-// doubling keeps the cost of reallocation amortized O(1) per element
-// used.
-func Oversized(c, used int) bool { return c > 4*used+TrimSlack }
-
-// Shrink returns s, or a copy of it with capacity 2·peak if its capacity
-// is Oversized for peak (the most elements it recently held, at least
-// len(s)).
-func Shrink[T any](s []T, peak int) []T {
-	peak = max(peak, len(s))
-	if !Oversized(cap(s), peak) {
-		return s
-	}
-	return append(make([]T, 0, 2*peak), s...)
 }
 
 func less(a, b entry) bool {
