@@ -73,7 +73,7 @@ const (
 // and checks it against the records' sizes: at least what the flows'
 // records take, at most that plus growSlack (plus, for uniform traffic,
 // where every flow has a completion bucket of its own and is re-solved
-// with links left inactive: 36 bytes of bucket — head, time, heap entry
+// with links left inactive: 32 bytes of bucket — head, time, heap entry
 // and position, free-list entry — and 12 of solver heap positions a
 // flow, and the solver's heap positions of the 24,576 links, 8 bytes
 // each, allocated during the run).
@@ -104,7 +104,7 @@ func TestMemoryPerActiveFlow(t *testing.T) {
 	}
 	b, n = bytesPerActiveFlow(t, u, 2)
 	lo = flowBytes + linkBytes*24030.0/4095
-	hi := (lo+36+12)*growSlack + 8*24576.0/16384
+	hi := (lo+32+12)*growSlack + 8*24576.0/16384
 	t.Logf("uniform: %d active flows, %.1f bytes each (records %.1f)", n, b, lo)
 	if n != 16384 || b < lo || b > hi {
 		t.Errorf("uniform: %d active flows, %.1f bytes each: want 16384, in [%.1f, %.1f]", n, b, lo, hi)

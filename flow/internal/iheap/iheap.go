@@ -1,4 +1,4 @@
-// Package iheap is an indexed min-heap: each id (a small
+// Package iheap is an indexed binary min-heap: each id (a small
 // non-negative int32) is in the heap at most once, and its key can be
 // changed in place, so a heap never holds stale entries. Ties between
 // equal keys break by id, so the order of pops is a function of the
@@ -7,35 +7,24 @@ package iheap
 
 import "github.com/opasim/opasim/flow/internal/grow"
 
-// Heap is an indexed min-heap of (key, id): a 4-ary heap (half the
-// depth of a binary one, the four children of a node in one or two cache
-// lines) whose sifts move entries into a hole rather than swapping them.
-// The zero value is empty. Memory: 16 bytes per entry and 4 bytes per id
-// ever set.
+// Heap is an indexed min-heap of (key, id). The zero value is empty.
+// Memory: 12 bytes per entry and 4 bytes per id ever set.
 type Heap struct {
-	e    []entry
-	pos  []int32 // pos[id]: index in e, or -1
+	ids  []int32
+	keys []float64
+	pos  []int32 // pos[id]: index in ids, or -1
 	peak int     // the most entries at once since the last Trim
 }
 
-type entry struct {
-	key float64
-	id  int32
-}
-
-// arity is the number of children of a node: node i's are
-// arity·i+1 .. arity·i+arity, its parent (i-1)/arity.
-const arity = 4
-
 // Len returns the number of entries.
-func (h *Heap) Len() int { return len(h.e) }
+func (h *Heap) Len() int { return len(h.ids) }
 
 // Has reports whether id is in the heap.
 func (h *Heap) Has(id int32) bool { return int(id) < len(h.pos) && h.pos[id] >= 0 }
 
 // Min returns the entry with the smallest key (then id); the heap must
 // not be empty.
-func (h *Heap) Min() (id int32, key float64) { return h.e[0].id, h.e[0].key }
+func (h *Heap) Min() (id int32, key float64) { return h.ids[0], h.keys[0] }
 
 // Set inserts id with key, or changes its key if it is in the heap.
 func (h *Heap) Set(id int32, key float64) {
@@ -44,22 +33,26 @@ func (h *Heap) Set(id int32, key float64) {
 	}
 	i := h.pos[id]
 	if i < 0 {
-		h.e = append(h.e, entry{})
-		h.peak = max(h.peak, len(h.e))
-		h.up(len(h.e)-1, entry{key, id})
+		i = int32(len(h.ids))
+		h.ids = append(h.ids, id)
+		h.keys = append(h.keys, key)
+		h.peak = max(h.peak, len(h.ids))
+		h.pos[id] = i
+		h.up(int(i))
 		return
 	}
-	old := h.e[i].key
+	old := h.keys[i]
+	h.keys[i] = key
 	if key < old {
-		h.up(int(i), entry{key, id})
+		h.up(int(i))
 	} else {
-		h.down(int(i), entry{key, id})
+		h.down(int(i))
 	}
 }
 
 // Pop removes and returns the entry with the smallest key (then id).
 func (h *Heap) Pop() (id int32, key float64) {
-	id, key = h.e[0].id, h.e[0].key
+	id, key = h.ids[0], h.keys[0]
 	h.Remove(id)
 	return id, key
 }
@@ -70,81 +63,73 @@ func (h *Heap) Remove(id int32) {
 		return
 	}
 	i := int(h.pos[id])
-	n := len(h.e) - 1
-	last := h.e[n]
-	h.e = h.e[:n]
+	n := len(h.ids) - 1
+	h.swap(i, n)
+	h.ids, h.keys = h.ids[:n], h.keys[:n]
 	h.pos[id] = -1
 	if i < n {
-		// The last entry fills the hole at i, moving up or down.
-		if i > 0 && less(last, h.e[(i-1)/arity]) {
-			h.up(i, last)
-		} else {
-			h.down(i, last)
-		}
+		h.down(i)
+		h.up(i)
 	}
 }
 
 // Clear empties the heap.
 func (h *Heap) Clear() {
-	for _, x := range h.e {
-		h.pos[x.id] = -1
+	for _, id := range h.ids {
+		h.pos[id] = -1
 	}
-	h.e = h.e[:0]
+	h.ids, h.keys = h.ids[:0], h.keys[:0]
 }
 
 // Trim releases the entry space a burst left: if the heap's capacity
-// exceeds what grow.Oversized allows for the most entries it held since the
-// last Trim, its entries move to a smaller array. The positions by id are
-// kept (ids are the caller's, and reused).
+// exceeds what grow.Oversized allows for the most entries it held since
+// the last Trim, its entries move to smaller arrays. The positions by id
+// are kept (ids are the caller's, and reused).
 func (h *Heap) Trim() {
-	h.e = grow.Shrink(h.e, h.peak)
-	h.peak = len(h.e)
+	h.ids = grow.Shrink(h.ids, h.peak)
+	h.keys = grow.Shrink(h.keys, h.peak)
+	h.peak = len(h.ids)
 }
 
-func less(a, b entry) bool {
-	if a.key != b.key {
-		return a.key < b.key
+func (h *Heap) less(i, j int) bool {
+	if h.keys[i] != h.keys[j] {
+		return h.keys[i] < h.keys[j]
 	}
-	return a.id < b.id
+	return h.ids[i] < h.ids[j]
 }
 
-// up places x at hole i or above it, moving the parents it precedes down.
-func (h *Heap) up(i int, x entry) {
+func (h *Heap) swap(i, j int) {
+	h.ids[i], h.ids[j] = h.ids[j], h.ids[i]
+	h.keys[i], h.keys[j] = h.keys[j], h.keys[i]
+	h.pos[h.ids[i]] = int32(i)
+	h.pos[h.ids[j]] = int32(j)
+}
+
+func (h *Heap) up(i int) {
 	for i > 0 {
-		p := (i - 1) / arity
-		if !less(x, h.e[p]) {
-			break
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			return
 		}
-		h.e[i] = h.e[p]
-		h.pos[h.e[i].id] = int32(i)
+		h.swap(i, p)
 		i = p
 	}
-	h.e[i] = x
-	h.pos[x.id] = int32(i)
 }
 
-// down places x at hole i or below it, moving the least children it
-// follows up.
-func (h *Heap) down(i int, x entry) {
-	n := len(h.e)
+func (h *Heap) down(i int) {
+	n := len(h.ids)
 	for {
-		c := arity*i + 1
-		if c >= n {
-			break
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h.less(l, m) {
+			m = l
 		}
-		m := c
-		for j := c + 1; j < min(c+arity, n); j++ {
-			if less(h.e[j], h.e[m]) {
-				m = j
-			}
+		if r < n && h.less(r, m) {
+			m = r
 		}
-		if !less(h.e[m], x) {
-			break
+		if m == i {
+			return
 		}
-		h.e[i] = h.e[m]
-		h.pos[h.e[i].id] = int32(i)
+		h.swap(i, m)
 		i = m
 	}
-	h.e[i] = x
-	h.pos[x.id] = int32(i)
 }
