@@ -2,11 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/opasim/opasim/flow/route"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/opasim/opasim/flow/route"
 )
 
 // TestFlowStatic: the flow engine's static run on the 8-ary 2-tree,
