@@ -151,6 +151,9 @@ type Engine struct {
 
 	active int
 	stats  Stats
+
+	// trimming: batches since the last trim, the longest ready queue since
+	trims, peakReady int
 }
 
 // Options configures an Engine.
@@ -341,6 +344,7 @@ func (e *Engine) batch(t float64) {
 			e.start(i)
 			e.drain()
 		default:
+			e.peakReady = max(e.peakReady, len(e.ready))
 			e.ready, e.readyAt = e.ready[:0], 0
 			e.solve()
 			return
@@ -515,22 +519,27 @@ func (e *Engine) solve() {
 	e.trim()
 }
 
-// trim releases the space a burst of flows left once it has passed
-// (grow.Oversized): the pending records when no flow waits, the ready
-// and doomed queues, and the heaps' entry arrays. Slots, paths and
-// buckets are reused from free lists instead: their arrays stay at the
-// most flows and buckets held at once.
+// trim releases the space a burst of flows left once it has passed,
+// every grow.Window batches (grow.Oversized for what they held over the
+// window): the pending records if no flow waits, the ready and doomed
+// queues, and the heaps' entry arrays. Slots, paths and buckets are
+// reused from free lists instead: their arrays stay at the most flows
+// and buckets held at once.
 func (e *Engine) trim() {
+	if e.trims++; e.trims < grow.Window {
+		return
+	}
 	if len(e.freePend) == len(e.pend) && grow.Oversized(cap(e.pend), 0) {
 		e.pend, e.freePend = nil, nil
 	}
-	e.freePend = grow.Shrink(e.freePend, 0)
-	e.ready = grow.Shrink(e.ready, 0)
+	e.freePend = grow.Shrink(e.freePend, len(e.pend))
+	e.ready = grow.Shrink(e.ready, e.peakReady)
 	if e.doomAt == 0 {
 		e.doomed = grow.Shrink(e.doomed, 0)
 	}
 	e.starts.Trim()
 	e.buckets.Trim()
+	e.trims, e.peakReady = 0, 0
 }
 
 func (e *Engine) newBucket(t float64) int32 {

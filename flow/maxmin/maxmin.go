@@ -148,6 +148,9 @@ type Solver struct {
 	dl         iheap.Heap // flow deadlines
 	level      float64
 	recomputed int
+	// trimming: solves since the last trim, and the most flows and links
+	// the scratch arrays held since
+	trims, peakF, peakL int
 
 	policy     Policy
 	components bool      // NP: re-solve whole touched components instead of replaying
@@ -374,6 +377,8 @@ func (s *Solver) Path(id FlowID) []int32 {
 // reused by the next call). Previous gives their rates before.
 func (s *Solver) Solve() []FlowID {
 	s.changed, s.prev = s.changed[:0], s.prev[:0]
+	s.peakF = max(s.peakF, len(s.added), len(s.dead))
+	s.peakL = max(s.peakL, len(s.dirty))
 	theta := s.theta
 	w := 0
 	for _, id := range s.added {
@@ -438,22 +443,31 @@ func (s *Solver) Solve() []FlowID {
 	return s.changed
 }
 
-// trim releases the scratch space a large solve left once solves are
-// small again (grow.Oversized: capacity over 4× the use, plus slack),
-// so that a burst does not keep its arrays.
+// trim releases the scratch space a large solve left once solves have
+// been small for a while: every grow.Window solves, each array whose
+// capacity is over 4× the most it held in those solves, plus slack
+// (grow.Oversized), is cut to twice that. A burst does not keep its
+// arrays, and alternating large and small solves do not reallocate them.
 func (s *Solver) trim() {
-	s.changed = grow.Shrink(s.changed, 0)
-	s.prev = grow.Shrink(s.prev, 0)
-	s.comp = grow.Shrink(s.comp, 0)
-	s.compPrev = grow.Shrink(s.compPrev, 0)
-	s.compL = grow.Shrink(s.compL, 0)
-	s.stack = grow.Shrink(s.stack, 0)
-	s.vals = grow.Shrink(s.vals, 0)
-	s.dirty = grow.Shrink(s.dirty, 0)
-	s.added = grow.Shrink(s.added, 0)
-	s.dead = grow.Shrink(s.dead, 0)
+	s.peakF = max(s.peakF, len(s.comp))
+	s.peakL = max(s.peakL, len(s.compL))
+	if s.trims++; s.trims < grow.Window {
+		return
+	}
+	f, l := s.peakF, s.peakL
+	s.changed = grow.Shrink(s.changed, f)
+	s.prev = grow.Shrink(s.prev, f)
+	s.comp = grow.Shrink(s.comp, f)
+	s.compPrev = grow.Shrink(s.compPrev, f)
+	s.added = grow.Shrink(s.added, f)
+	s.dead = grow.Shrink(s.dead, f)
+	s.compL = grow.Shrink(s.compL, l)
+	s.dirty = grow.Shrink(s.dirty, l)
+	s.stack = grow.Shrink(s.stack, max(f, l))
+	s.vals = grow.Shrink(s.vals, max(f, l))
 	s.h.Trim()
 	s.dl.Trim()
+	s.trims, s.peakF, s.peakL = 0, len(s.comp), len(s.compL)
 }
 
 // SetComponentSolve makes Solve re-solve, under NP, the whole connected

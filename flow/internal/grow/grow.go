@@ -22,6 +22,12 @@ func Append[T any](s []T, xs ...T) []T {
 	return t
 }
 
+// Window is how many calls (solves, batches) the flow engines let pass
+// between two trims: an array is trimmed only for what it held over the
+// whole window, so alternating large and small uses do not reallocate
+// it each time.
+const Window = 64
+
 // Oversized reports whether an array of capacity c whose recent use
 // peaked at used elements should be trimmed (to 2·used): when c is over
 // 4·used + Slack. Trimming at a quarter and growing back by doubling
