@@ -23,6 +23,7 @@ import (
 
 	"github.com/opasim/opasim/flow/dynamic"
 	"github.com/opasim/opasim/flow/maxmin"
+	"github.com/opasim/opasim/flow/route"
 	"github.com/opasim/opasim/flow/spec"
 	"github.com/opasim/opasim/flow/static"
 	"github.com/opasim/opasim/flow/storage"
@@ -78,7 +79,7 @@ type flowFlags struct {
 	shift, workers, phaseFlows                  int
 	probability, mean, flowSize, phaseDelay     float64
 	capacity, failFraction                      float64
-	failCount, allpathD                         int
+	failCount, allpathD, cacheMB                int
 	app, policy, storagePolicy                  string
 	shares                                      []float64
 	tasks, iterations                           int
@@ -115,6 +116,7 @@ func newFlowRunCmd(engine string) *cobra.Command {
 	fl.IntVar(&f.failCount, "fail-count", 0, "cables to fail at random (seeded); routed with a generic routing (default bfs)")
 	fl.Float64Var(&f.failFraction, "fail-fraction", 0, "fraction of the cables to fail at random (seeded), in [0, 1]")
 	fl.IntVar(&f.allpathD, "d", 0, "allpath: paths up to d links longer than the shortest")
+	fl.IntVar(&f.cacheMB, "cache-mb", 0, "ksp, allpath: bound of the path cache in MiB, least recently used pairs dropped past it (default 64)")
 	fl.IntVar(&f.workers, "workers", 0, "static: goroutines routing flows (0: one per core)")
 	if engine == "dynamic" {
 		fl.Float64Var(&f.flowSize, "flow-size", 0, "every flow's size, in capacity × time units (default 1)")
@@ -170,7 +172,7 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	}{{"flows-per-server", f.flowsPerServer, &cfg.Pattern.FlowsPerServer}, {"region", f.region, &cfg.Pattern.Region},
 		{"group-size", f.groupSize, &cfg.Pattern.GroupSize}, {"shift", f.shift, &cfg.Pattern.Shift},
 		{"workers", f.workers, &cfg.Workers}, {"phase-flows", f.phaseFlows, &cfg.Dynamic.PhaseFlows},
-		{"fail-count", f.failCount, &cfg.Topology.FailCount}, {"d", f.allpathD, &cfg.Routing.D}}
+		{"fail-count", f.failCount, &cfg.Topology.FailCount}, {"d", f.allpathD, &cfg.Routing.D}, {"cache-mb", f.cacheMB, &cfg.Routing.CacheMB}}
 	for _, x := range ints {
 		if set(x.flag) {
 			*x.to = x.v
@@ -247,6 +249,8 @@ type flowResults struct {
 	RunSecs      float64         `json:"run_seconds"`
 	CPUSecs      float64         `json:"cpu_seconds"`
 	MaxRSSBytes  int64           `json:"max_rss_bytes"`
+	// PathCache: ksp's and allpath's path cache after the run.
+	PathCache *route.CacheStats `json:"path_cache,omitempty"`
 }
 
 type staticSummary struct {
@@ -323,6 +327,10 @@ func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 	sig := stopped()
 	if err != nil {
 		return err
+	}
+	if c, ok := net.Router.(interface{ Cache() *route.PathCache }); ok {
+		st := c.Cache().Stats()
+		res.PathCache = &st
 	}
 	res.RunSecs, res.CPUSecs, res.MaxRSSBytes = time.Since(ran).Seconds(), cpuSeconds()-cpu0, maxRSS()
 	printFlow(cmd.OutOrStdout(), res)
@@ -600,6 +608,10 @@ func printFlow(w io.Writer, r *flowResults) {
 		if r.Interrupted {
 			fmt.Fprintf(w, "INTERRUPTED at time %.6g: the figures above cover the flows completed by then\n", d.Makespan)
 		}
+	}
+	if c := r.PathCache; c != nil {
+		fmt.Fprintf(w, "path cache %d pairs, %.1f MB of %.1f MB; %d hits, %d misses, %d pairs dropped\n",
+			c.Entries, float64(c.Bytes)/1e6, float64(c.Limit)/1e6, c.Hits, c.Misses, c.Evictions)
 	}
 	fmt.Fprintf(w, "digest %s\n", r.Digest)
 	fmt.Fprintf(w, "time       build %.2f s, run %.2f s, CPU %.2f s, max RSS %.0f MB\n", r.BuildSecs, r.RunSecs, r.CPUSecs, float64(r.MaxRSSBytes)/1e6)

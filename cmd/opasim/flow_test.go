@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/route"
 )
 
 // TestFlowStatic: the flow engine's static run on the 8-ary 2-tree,
@@ -46,6 +47,38 @@ func TestFlowStatic(t *testing.T) {
 	again, _, _ := opasim(t, "flow", "static", "--preset", "tree-8ary-2", "--workers", "1")
 	if !strings.Contains(again, "digest "+r.Digest) {
 		t.Errorf("one worker gives another digest:\n%s", again)
+	}
+}
+
+// TestFlowPathCache: KSP-4 all-to-all on the 8-ary 2-tree, one worker.
+// The pairs are the 8 × 8 (source leaf, destination leaf); each of the
+// 4,032 flows is routed twice (the engine's two passes), so 64 misses
+// and 8,064 − 64 hits. Bytes, at 112 an entry, 4 a path and 4 a link:
+// 8 same-leaf pairs of one empty path (116 each) and 56 of 4 paths of 2
+// links (160 each): 9,888. The bound is the one given, 1 MiB.
+func TestFlowPathCache(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "flow.json")
+	stdout, stderr, code := opasim(t, "flow", "static", "--preset", "tree-8ary-2", "--routing", "ksp", "--paths", "4", "--cache-mb", "1", "--workers", "1", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var r flowResults
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	want := route.CacheStats{Entries: 64, Bytes: 8*116 + 56*160, Limit: 1 << 20, Hits: 8000, Misses: 64}
+	if r.PathCache == nil || *r.PathCache != want {
+		t.Fatalf("path cache %+v, want %+v", r.PathCache, want)
+	}
+	if !strings.Contains(stdout, "path cache 64 pairs") {
+		t.Errorf("stdout does not show the cache:\n%s", stdout)
+	}
+	if r.Config.Routing.CacheMB != 1 {
+		t.Errorf("config cache_mb %d, want 1", r.Config.Routing.CacheMB)
 	}
 }
 
@@ -102,6 +135,7 @@ func TestFlowBadInput(t *testing.T) {
 		{"count and fraction", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-count", "3", "--fail-fraction", "0.1"}, []string{"topology.fail_count: 3 is not allowed with topology.fail_fraction 0.1"}},
 		{"ba without shares", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--policy", "ba"}, []string{"dynamic.shares: [] is not allowed with policy ba"}},
 		{"unknown policy", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--policy", "wfq"}, []string{`dynamic.policy: "wfq" is not allowed: must be one of np, ba, fp`}},
+		{"cache below 1 MiB", []string{"flow", "static", "--preset", "tree-8ary-2", "--routing", "ksp", "--cache-mb", "-3"}, []string{"routing.cache_mb: -3 is not allowed"}},
 		{"fraction above 1", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-fraction", "1.5"}, []string{"topology.fail_fraction: 1.5 is not allowed: must be in [0, 1]"}},
 		{"negative device", []string{"flow", "dynamic", "--config", write("d.yaml", appsYAML+"storage: {device: -1}\n")}, []string{"storage.device: -1 is not allowed: must be in (0, 1e+300]"}},
 		{"cache hit above 1", []string{"flow", "dynamic", "--config", write("c.yaml", appsYAML+"storage: {cache_hit: 2}\n")}, []string{"storage.cache_hit: 2 is not allowed: must be in [0, 1]"}},

@@ -253,3 +253,69 @@ func TestInterrupt(t *testing.T) {
 		t.Errorf("interrupted: finish %v, interrupted %t, unfinished %d", res.Finish, res.Interrupted, res.Unfinished)
 	}
 }
+
+// sequentialAllToAll is all-to-all as a NIC sends it message by message:
+// server s sends to s+1, s+2, ... (mod n), each flow after the previous
+// one of its server; it returns the makespan and the mean completion.
+func sequentialAllToAll(t *testing.T, r route.Router, size float64) (float64, float64) {
+	t.Helper()
+	n := r.Graph().NumServers()
+	var flows []Flow
+	for s := range n {
+		for k := 1; k < n; k++ {
+			f := Flow{Src: int32(s), Dst: int32((s + k) % n), Size: size}
+			if k > 1 {
+				f.Deps = []int{len(flows) - 1}
+			}
+			flows = append(flows, f)
+		}
+	}
+	res, err := Run(r, flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, x := range res.Finish {
+		sum += x
+	}
+	return res.Makespan, sum / float64(len(flows))
+}
+
+// TestSequentialAllToAll: the flow-level side of docs/flow.md's
+// all-to-all completion times against the cycle level. On the 8-ary
+// 2-tree every step k is the shift-k permutation, whose flows d-mod-k
+// gives links of their own: each message takes 512 at rate 1, message k
+// completes at 512k, so the makespan is 63 · 512 = 32,256 and the mean
+// completion 512 · 32 = 16,384; at capacity 0.45 all times scale by
+// 1/0.45. On the 5x5 torus of 4 servers a switch (DOR) the most loaded
+// link carries 240 of the 9,900 flows, so no order of sending ends
+// before 240 · 512 = 122,880; the figures are logged (-v).
+func TestSequentialAllToAll(t *testing.T) {
+	tr, err := graph.NewTree(8, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk, mean := sequentialAllToAll(t, route.NewDModK(tr), 512)
+	if mk != 32256 || math.Abs(mean-16384) > 1e-6 {
+		t.Errorf("tree: makespan %v, mean completion %v: want 32256, 16384", mk, mean)
+	}
+	tr45, err := graph.NewTree(8, 2, 0.45)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk, mean = sequentialAllToAll(t, route.NewDModK(tr45), 512)
+	if math.Abs(mk-32256/0.45) > 1e-6 || math.Abs(mean-16384/0.45) > 1e-6 {
+		t.Errorf("tree, capacity 0.45: makespan %v, mean completion %v: want %v, %v", mk, mean, 32256/0.45, 16384/0.45)
+	}
+	for _, c := range []float64{1, 0.45} {
+		to, err := graph.NewTorus([]int{5, 5}, 4, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mk, mean := sequentialAllToAll(t, route.NewDOR(to), 512)
+		t.Logf("5x5 torus, 4 servers a switch, capacity %v: makespan %.6g, mean completion %.6g", c, mk, mean)
+		if mk < 240*512/c {
+			t.Errorf("torus, capacity %v: makespan %v below the bound %v", c, mk, 240*512/c)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/opasim/opasim/flow/internal/grow"
 	"github.com/opasim/opasim/flow/internal/iheap"
 	"github.com/opasim/opasim/flow/maxmin"
 	"github.com/opasim/opasim/flow/route"
@@ -74,24 +75,28 @@ type Stats struct {
 	Interrupted bool
 }
 
-// Flow states.
-const (
-	stFree    uint8 = iota
-	stWaiting       // dependencies outstanding, or waiting for its start time
-	stRunning
-	stNever // reported never to complete; kept so later dependants learn it
-)
-
 // slot is the engine's record of one added flow, until it is done.
-// 32 bytes.
+// 24 bytes, and 4 more in Engine.x (its state).
 type slot struct {
 	tag   int64
 	start float64 // waiting: when it becomes ready, so far; running: its start time
 	gen   uint32
 	after int32 // head of the list of flows depending on it (edges), -1 if none
-	x     int32 // waiting: index of its pending record; running: paths still running
-	state uint8
 }
+
+// A flow's state, in Engine.x: free (xFree); reported never to complete
+// and kept so later dependants learn it (xNever); waiting — dependencies
+// outstanding, or waiting for its start time — with pending record p
+// (waitX(p), below -1); running with n paths still running (n >= 0).
+const (
+	xFree  int32 = -1
+	xNever int32 = math.MinInt32
+)
+
+func waitX(p int32) int32      { return -2 - p }
+func pendOf(x int32) int32     { return -2 - x }
+func isWaiting(x int32) bool   { return x < xFree && x != xNever }
+func isWaitOrRun(x int32) bool { return x != xFree && x != xNever }
 
 // pending holds what a waiting flow needs to start. 40 bytes, freed when
 // it starts.
@@ -109,10 +114,11 @@ type edge struct{ to, next int32 }
 
 // sub is one running path of a flow: a max-min solver flow, and a member
 // of the bucket of paths predicted to complete at one time (a doubly
-// linked list). 32 bytes; its rate is the solver's.
+// linked list). 24 bytes; its rate is the solver's. Its remaining size is
+// as of the time its bucket was made (every path of a bucket joined it
+// then), or of any time if it has no bucket (its rate is then 0).
 type sub struct {
-	remaining  float64 // size left at time last
-	last       float64
+	remaining  float64
 	owner      int32 // slot
 	bucket     int32 // -1: none (rate 0, or completing)
 	next, prev int32
@@ -133,6 +139,7 @@ type Engine struct {
 	err       error
 
 	slots    []slot
+	x        []int32 // per slot, its state (xFree, ...)
 	freeSlot []int32
 	pend     []pending
 	freePend []int32
@@ -144,8 +151,8 @@ type Engine struct {
 	ready   []int32    // slots ready now, first in first out
 	readyAt int
 	buckets iheap.Heap // bucket → the completion time of its paths
-	bhead   []int32
-	btail   []int32
+	bhead   []int32    // per bucket, its first path
+	bmade   []float64  // per bucket, when it was made (its paths' remaining sizes are as of then)
 	freeB   []int32
 	wakes   timeHeap
 	doomed  []int32 // slots to report as never completing
@@ -160,6 +167,9 @@ type Engine struct {
 
 	active int
 	stats  Stats
+
+	// trimming: batches since the last trim, the longest ready queue since
+	trims, peakReady int
 }
 
 // Options configures an Engine.
@@ -249,9 +259,9 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 		}
 		o := &e.slots[ds]
 		switch {
-		case dg < o.gen || o.state == stFree:
+		case dg < o.gen || e.x[ds] == xFree:
 			ready = max(ready, e.now+f.Delay)
-		case o.state == stNever:
+		case e.x[ds] == xNever:
 			never = true
 		default:
 			waiting++
@@ -261,11 +271,12 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 	p := e.allocPend()
 	e.pend[p] = pending{src: f.Src, dst: f.Dst, size: f.Size, delay: f.Delay, rateCap: f.RateCap, waiting: waiting, class: f.Class}
 	s := &e.slots[id]
-	s.tag, s.start, s.after, s.x, s.state = f.Tag, ready, -1, p, stWaiting
+	s.tag, s.start, s.after = f.Tag, ready, -1
+	e.x[id] = waitX(p)
 	ref := makeRef(id, s.gen)
 	if waiting > 0 {
 		for _, d := range after {
-			if o := &e.slots[d.slot()]; d.gen() == o.gen && (o.state == stWaiting || o.state == stRunning) {
+			if o := &e.slots[d.slot()]; d.gen() == o.gen && isWaitOrRun(e.x[d.slot()]) {
 				o.after = e.allocEdge(id, o.after)
 			}
 		}
@@ -378,6 +389,7 @@ func (e *Engine) batch(t float64) {
 			e.start(i)
 			e.drain()
 		default:
+			e.peakReady = max(e.peakReady, len(e.ready))
 			e.ready, e.readyAt = e.ready[:0], 0
 			e.solve()
 			return
@@ -412,9 +424,10 @@ func (e *Engine) schedule(i int32, t float64) {
 // start routes flow i and adds its paths to the solver.
 func (e *Engine) start(i int32) {
 	s := &e.slots[i]
-	p := e.pend[s.x]
-	e.freePend = append(e.freePend, s.x)
-	s.start, s.x, s.state = e.now, 0, stRunning
+	k := pendOf(e.x[i])
+	p := e.pend[k]
+	e.freePend = append(e.freePend, k)
+	s.start, e.x[i] = e.now, 0
 	if p.size == 0 || p.src == p.dst {
 		e.complete(i)
 		return
@@ -443,10 +456,10 @@ func (e *Engine) onPath(links []int32, share float64) {
 		return
 	}
 	for int(id) >= len(e.subs) {
-		e.subs = append(e.subs, sub{})
+		e.subs = grow.Append(e.subs, sub{})
 	}
-	e.subs[id] = sub{remaining: e.curSize * share, last: e.now, owner: e.cur, bucket: -1, next: -1, prev: -1}
-	e.slots[e.cur].x++
+	e.subs[id] = sub{remaining: e.curSize * share, owner: e.cur, bucket: -1, next: -1, prev: -1}
+	e.x[e.cur]++
 }
 
 func (e *Engine) finishSub(id maxmin.FlowID) {
@@ -457,7 +470,7 @@ func (e *Engine) finishSub(id maxmin.FlowID) {
 		return
 	}
 	o := s.owner
-	if e.slots[o].x--; e.slots[o].x == 0 {
+	if e.x[o]--; e.x[o] == 0 {
 		e.complete(o)
 	}
 }
@@ -469,8 +482,8 @@ func (e *Engine) complete(i int32) {
 		j, next := e.edges[k].to, e.edges[k].next
 		e.freeEdgeAt(k)
 		k = next
-		if sj := &e.slots[j]; sj.state == stWaiting {
-			p := &e.pend[sj.x]
+		if sj := &e.slots[j]; isWaiting(e.x[j]) {
+			p := &e.pend[pendOf(e.x[j])]
 			sj.start = max(sj.start, e.now+p.delay)
 			if p.waiting--; p.waiting == 0 {
 				e.schedule(j, sj.start)
@@ -479,7 +492,7 @@ func (e *Engine) complete(i int32) {
 	}
 	s := &e.slots[i]
 	d := Done{Ref: makeRef(i, s.gen), Tag: s.tag, Start: s.start, Finish: e.now}
-	s.state, s.after = stFree, -1
+	s.after, e.x[i] = -1, xFree
 	e.freeSlot = append(e.freeSlot, i)
 	e.active--
 	e.stats.Completed++
@@ -489,11 +502,10 @@ func (e *Engine) complete(i int32) {
 
 // doom marks flow i as never completing; drain reports it.
 func (e *Engine) doom(i int32) {
-	s := &e.slots[i]
-	if s.state == stWaiting {
-		e.freePend = append(e.freePend, s.x)
+	if isWaiting(e.x[i]) {
+		e.freePend = append(e.freePend, pendOf(e.x[i]))
 	}
-	s.state = stNever
+	e.x[i] = xNever
 	e.doomed = append(e.doomed, i)
 }
 
@@ -506,7 +518,7 @@ func (e *Engine) drain() {
 			j, next := e.edges[k].to, e.edges[k].next
 			e.freeEdgeAt(k)
 			k = next
-			if e.slots[j].state == stWaiting {
+			if isWaiting(e.x[j]) {
 				e.slots[j].start = math.Inf(1)
 				e.doom(j)
 			}
@@ -533,21 +545,48 @@ func (e *Engine) solve() {
 	prev := e.solver.Previous()
 	e.stats.Resolved += int64(e.solver.Recomputed())
 	e.stats.Changed += int64(len(changed))
-	lastB, lastT := int32(-1), 0.0
+	lastB, lastT, tail := int32(-1), 0.0, int32(-1)
 	for i, id := range changed {
 		s := &e.subs[id]
-		s.remaining = max(s.remaining-prev[i]*(e.now-s.last), 0)
-		s.last = e.now
+		if s.bucket >= 0 {
+			// A path without a bucket had rate 0 (prev[i] is 0).
+			s.remaining = max(s.remaining-prev[i]*(e.now-e.bmade[s.bucket]), 0)
+		}
 		rate := e.solver.Rate(id)
 		e.unlink(int32(id))
 		if rate > 0 {
 			t := e.now + s.remaining/rate
 			if lastB < 0 || t != lastT {
-				lastB, lastT = e.newBucket(t), t
+				lastB, lastT, tail = e.newBucket(t), t, -1
 			}
-			e.link(int32(id), lastB)
+			e.link(int32(id), lastB, tail)
+			tail = int32(id)
 		}
 	}
+	e.trim()
+}
+
+// trim releases the space a burst of flows left once it has passed,
+// every grow.Window batches (grow.Oversized for what they held over the
+// window): the pending records if no flow waits, the ready and doomed
+// queues, and the heaps' entry arrays. Slots, paths and buckets are
+// reused from free lists instead: their arrays stay at the most flows
+// and buckets held at once.
+func (e *Engine) trim() {
+	if e.trims++; e.trims < grow.Window {
+		return
+	}
+	if len(e.freePend) == len(e.pend) && grow.Oversized(cap(e.pend), 0) {
+		e.pend, e.freePend = nil, nil
+	}
+	e.freePend = grow.Shrink(e.freePend, len(e.pend))
+	e.ready = grow.Shrink(e.ready, e.peakReady)
+	if e.doomAt == 0 {
+		e.doomed = grow.Shrink(e.doomed, 0)
+	}
+	e.starts.Trim()
+	e.buckets.Trim()
+	e.trims, e.peakReady = 0, 0
 }
 
 func (e *Engine) newBucket(t float64) int32 {
@@ -558,23 +597,23 @@ func (e *Engine) newBucket(t float64) int32 {
 	} else {
 		b = int32(len(e.bhead))
 		e.bhead = append(e.bhead, -1)
-		e.btail = append(e.btail, -1)
+		e.bmade = append(e.bmade, 0)
 	}
-	e.bhead[b], e.btail[b] = -1, -1
+	e.bhead[b], e.bmade[b] = -1, e.now
 	e.buckets.Set(b, t)
 	return b
 }
 
-// link appends sub id to bucket b.
-func (e *Engine) link(id, b int32) {
+// link appends sub id to bucket b, whose last sub is tail (-1: b is
+// empty). Subs join only the bucket made last, so solve keeps its tail.
+func (e *Engine) link(id, b, tail int32) {
 	s := &e.subs[id]
-	s.bucket, s.next, s.prev = b, -1, e.btail[b]
-	if s.prev >= 0 {
-		e.subs[s.prev].next = id
+	s.bucket, s.next, s.prev = b, -1, tail
+	if tail >= 0 {
+		e.subs[tail].next = id
 	} else {
 		e.bhead[b] = id
 	}
-	e.btail[b] = id
 }
 
 // unlink takes sub id out of its bucket, dropping the bucket if empty.
@@ -591,8 +630,6 @@ func (e *Engine) unlink(id int32) {
 	}
 	if s.next >= 0 {
 		e.subs[s.next].prev = s.prev
-	} else {
-		e.btail[b] = s.prev
 	}
 	s.bucket, s.next, s.prev = -1, -1, -1
 	if e.bhead[b] < 0 {
@@ -608,7 +645,8 @@ func (e *Engine) allocSlot() int32 {
 		e.freeSlot = e.freeSlot[:n-1]
 	} else {
 		i = int32(len(e.slots))
-		e.slots = append(e.slots, slot{})
+		e.slots = grow.Append(e.slots, slot{})
+		e.x = grow.Append(e.x, xFree)
 	}
 	e.slots[i].gen++
 	return i

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/flow/graph"
+	"github.com/opasim/opasim/flow/internal/grow"
 	"github.com/opasim/opasim/flow/route"
 )
 
@@ -283,5 +284,48 @@ func TestNoPathIsError(t *testing.T) {
 	res, err := RunWith(r, flows, Options{})
 	if err != nil || res.Unfinished != 1 || res.Finish[0] != 2 {
 		t.Fatalf("without the option: %v, %+v", err, res)
+	}
+}
+
+// TestBurstTrimmed: a burst of 2,000 flows added at time 0 (each server
+// of the 8-ary 2-tree sends 31 or 32, of sizes 1 to 2) fills the pending
+// records, the ready queue and the solver's scratch. Trimming happens
+// every grow.Window batches; the run has far more batches than that (the
+// flows complete at many distinct times), and after the burst no flow
+// waits, so at the end the pending records are released and the queues
+// are back within grow.Slack, while the slots stay (2,000 of them).
+// Server 0 sends 32 flows of size at least 1 over its one link of
+// capacity 1, so the run cannot end before 32.
+func TestBurstTrimmed(t *testing.T) {
+	tr, err := graph.NewTree(8, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(t, route.NewDModK(tr))
+	const n = 2000
+	w := funcs{
+		init: func(e *Engine) error {
+			for i := range n {
+				src := int32(i % 64)
+				if _, err := e.Add(Flow{Src: src, Dst: (src + 1 + int32(i/64)%63) % 64, Size: 1 + float64(i%97)/97}, nil); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	st, err := e.Run(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Completed != n || st.Makespan < 32 || st.Batches < 2*grow.Window {
+		t.Fatalf("%d completed, makespan %v, %d batches: want %d, at least 32, at least %d", st.Completed, st.Makespan, st.Batches, n, 2*grow.Window)
+	}
+	if cap(e.pend) != 0 || cap(e.freePend) > grow.Slack || cap(e.ready) > grow.Slack {
+		t.Errorf("after the burst: pending %d, free %d, ready %d: want 0, at most %d, at most %d",
+			cap(e.pend), cap(e.freePend), cap(e.ready), grow.Slack, grow.Slack)
+	}
+	if len(e.slots) != n {
+		t.Errorf("%d slots, want %d", len(e.slots), n)
 	}
 }

@@ -63,6 +63,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/opasim/opasim/flow/internal/grow"
 	"github.com/opasim/opasim/flow/internal/iheap"
 )
 
@@ -95,18 +96,22 @@ const (
 	fNew         // added since the last Solve
 )
 
-// meta is a flow's path reference and flags.
+// meta is a flow's path reference and flags. 8 bytes.
 type meta struct {
-	slot  int32 // its path's slot in the path store
-	n     int32 // its path's length
+	slot  int32  // its path's slot in the path store
+	n     uint16 // its path's length
 	flags uint8
 	class uint8
 }
 
+// MaxPathLinks is the longest path a flow may have, in links.
+const MaxPathLinks = math.MaxUint16
+
 // Solver holds links, flows and their max-min fair rates.
 //
-// Memory: per flow, 32 bytes (rate 8, path slot and length and flags 12,
-// its positions in the two heaps 12), 8 more for every flow once one has
+// Memory: per flow, 16 bytes (rate 8, path slot, length, flags and
+// class 8), 12 more once it has been re-solved with a link left inactive
+// (its positions in the two heaps), 8 more for every flow once one has
 // a rate cap, and 8 bytes per link of its path (the path, and its entry
 // in the link's user list); per link, about 80 bytes (capacity,
 // saturation level, user list header and count, scratch, heap entry and
@@ -143,6 +148,9 @@ type Solver struct {
 	dl         iheap.Heap // flow deadlines
 	level      float64
 	recomputed int
+	// trimming: solves since the last trim, and the most flows and links
+	// the scratch arrays held since
+	trims, peakF, peakL int
 
 	policy     Policy
 	components bool      // NP: re-solve whole touched components instead of replaying
@@ -239,8 +247,8 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 	if len(path) == 0 && math.IsInf(rateCap, 1) {
 		return -1, fmt.Errorf("maxmin flow path: [] is not allowed without a rate cap: the rate would be infinite")
 	}
-	if len(path) > math.MaxInt32 {
-		return -1, fmt.Errorf("maxmin flow path: %d links is not allowed: must be at most %d", len(path), math.MaxInt32)
+	if len(path) > MaxPathLinks {
+		return -1, fmt.Errorf("maxmin flow path: %d links is not allowed: must be at most %d", len(path), MaxPathLinks)
 	}
 	for k, l := range path {
 		if l < 0 || int(l) >= len(s.capacity) {
@@ -256,13 +264,13 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 			return -1, fmt.Errorf("maxmin flows: %d is not allowed: must be at most %d", len(s.meta)+1, math.MaxInt32/2)
 		}
 		id = FlowID(len(s.meta))
-		s.meta = append(s.meta, meta{})
-		s.rate = append(s.rate, 0)
+		s.meta = grow.Append(s.meta, meta{})
+		s.rate = grow.Append(s.rate, 0)
 		if s.caps != nil {
 			s.caps = append(s.caps, NoCap)
 		}
 	}
-	s.meta[id] = meta{slot: s.paths.put(path), n: int32(len(path)), flags: fAlive | fFixed | fNew, class: class}
+	s.meta[id] = meta{slot: s.paths.put(path), n: uint16(len(path)), flags: fAlive | fFixed | fNew, class: class}
 	s.rate[id] = 0
 	if !math.IsInf(rateCap, 1) && s.caps == nil {
 		s.caps = make([]float64, len(s.meta))
@@ -369,6 +377,8 @@ func (s *Solver) Path(id FlowID) []int32 {
 // reused by the next call). Previous gives their rates before.
 func (s *Solver) Solve() []FlowID {
 	s.changed, s.prev = s.changed[:0], s.prev[:0]
+	s.peakF = max(s.peakF, len(s.added), len(s.dead))
+	s.peakL = max(s.peakL, len(s.dirty))
 	theta := s.theta
 	w := 0
 	for _, id := range s.added {
@@ -429,7 +439,35 @@ func (s *Solver) Solve() []FlowID {
 		s.lmark[l] = false
 	}
 	s.theta = math.Inf(1)
+	s.trim()
 	return s.changed
+}
+
+// trim releases the scratch space a large solve left once solves have
+// been small for a while: every grow.Window solves, each array whose
+// capacity is over 4× the most it held in those solves, plus slack
+// (grow.Oversized), is cut to twice that. A burst does not keep its
+// arrays, and alternating large and small solves do not reallocate them.
+func (s *Solver) trim() {
+	s.peakF = max(s.peakF, len(s.comp))
+	s.peakL = max(s.peakL, len(s.compL))
+	if s.trims++; s.trims < grow.Window {
+		return
+	}
+	f, l := s.peakF, s.peakL
+	s.changed = grow.Shrink(s.changed, f)
+	s.prev = grow.Shrink(s.prev, f)
+	s.comp = grow.Shrink(s.comp, f)
+	s.compPrev = grow.Shrink(s.compPrev, f)
+	s.added = grow.Shrink(s.added, f)
+	s.dead = grow.Shrink(s.dead, f)
+	s.compL = grow.Shrink(s.compL, l)
+	s.dirty = grow.Shrink(s.dirty, l)
+	s.stack = grow.Shrink(s.stack, max(f, l))
+	s.vals = grow.Shrink(s.vals, max(f, l))
+	s.h.Trim()
+	s.dl.Trim()
+	s.trims, s.peakF, s.peakL = 0, len(s.comp), len(s.compL)
 }
 
 // SetComponentSolve makes Solve re-solve, under NP, the whole connected
@@ -740,22 +778,22 @@ func (p *pathStore) put(path []int32) int32 {
 		copy(q.links[int(slot)*int(n):], path)
 		return slot
 	}
-	q.links = append(q.links, path...)
+	q.links = grow.Append(q.links, path...)
 	return int32(len(q.links)/int(n) - 1)
 }
 
-func (p *pathStore) get(n, slot int32) []int32 {
+func (p *pathStore) get(n uint16, slot int32) []int32 {
 	if n == 0 {
 		return nil
 	}
-	q := p.pool(n)
+	q := p.pool(int32(n))
 	i := int(slot) * int(n)
 	return q.links[i : i+int(n) : i+int(n)]
 }
 
-func (p *pathStore) release(n, slot int32) {
+func (p *pathStore) release(n uint16, slot int32) {
 	if n > 0 {
-		q := p.pool(n)
+		q := p.pool(int32(n))
 		q.free = append(q.free, slot)
 	}
 }

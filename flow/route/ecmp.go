@@ -39,7 +39,7 @@ const MaxAllPaths = 1 << 16
 type ECMP struct {
 	g        *graph.Graph
 	maxPaths int
-	src      int32     // the source of the search in dist and count; -1 before the first
+	src      int32     // the root of the search in dist and count; -1 before the first
 	dist     []int32   // links from src
 	count    []float64 // shortest paths from src
 	queue    []int32
@@ -78,7 +78,10 @@ func (r *ECMP) NumPaths(src, dst int32) (float64, error) {
 	if err := CheckPair(r.g, src, dst); err != nil {
 		return 0, err
 	}
-	r.search(src)
+	root, _ := r.search(src)
+	if dst == root {
+		return 1, nil
+	}
 	return r.count[dst], nil
 }
 
@@ -87,8 +90,11 @@ func (r *ECMP) Route(src, dst int32, fn PathFunc) error {
 	if err := CheckPair(r.g, src, dst); err != nil {
 		return err
 	}
-	r.search(src)
+	root, first := r.search(src)
 	total := r.count[dst]
+	if dst == root {
+		total = 1
+	}
 	if total == 0 {
 		return fmt.Errorf("ecmp from %d to %d: %w", src, dst, ErrNoPath)
 	}
@@ -102,10 +108,16 @@ func (r *ECMP) Route(src, dst int32, fn PathFunc) error {
 		p = r.maxPaths
 	}
 	n := int(r.dist[dst])
+	if first >= 0 {
+		n++ // the source's one link, then root's paths
+	}
 	if cap(r.buf) < n {
 		r.buf = make([]int32, n)
 	}
 	path := r.buf[:n]
+	if first >= 0 {
+		path[0] = first
+	}
 	share := 1 / float64(p)
 	// With fewer paths than there are, each flow starts its evenly spaced
 	// picks at its own offset within the first gap (a hash of its ends,
@@ -121,7 +133,7 @@ func (r *ECMP) Route(src, dst int32, fn PathFunc) error {
 		if p == 1 || off == 0 {
 			rank = math.Floor((float64(j) + 0.5) * total / float64(p))
 		}
-		r.unrank(src, dst, math.Min(rank, total-1), path)
+		r.unrank(root, dst, math.Min(rank, total-1), path[n-int(r.dist[dst]):])
 		fn(path, share)
 	}
 	return nil
@@ -136,12 +148,28 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// search runs the breadth-first search from src unless it is the last one.
-func (r *ECMP) search(src int32) {
-	if r.src == src {
-		return
-	}
+// search runs the breadth-first search from src's root unless it is the
+// last one, and returns the root and, if the root is not src, src's link
+// to it (else -1). A server whose only link out and only link in join it
+// to one forwarding node has that node as its root: every path from it
+// is that link then a path from the node, and a shortest path from the
+// node never returns through the server (its one link leads back), so
+// the servers of a switch share one search, with the same paths in the
+// same order as searches of their own would give.
+func (r *ECMP) search(src int32) (root, first int32) {
+	root, first = src, -1
 	g := r.g
+	if lo, hi := g.Out(src); hi-lo == 1 {
+		if in := g.In(src); len(in) == 1 {
+			if v := g.Head(lo); g.Tail(in[0]) == v && g.Forwards(v) {
+				root, first = v, lo
+			}
+		}
+	}
+	if r.src == root {
+		return root, first
+	}
+	src = root
 	if r.dist == nil {
 		r.dist = make([]int32, g.NumNodes())
 		r.count = make([]float64, g.NumNodes())
@@ -165,6 +193,7 @@ func (r *ECMP) search(src int32) {
 		}
 	}
 	r.src = src
+	return root, first
 }
 
 // unrank fills path with shortest path number rank from src to dst.

@@ -130,6 +130,9 @@ type Routing struct {
 	// D is allpath's slack: paths at most D links longer than the
 	// shortest (paths: the most kept, 0 all).
 	D int `yaml:"d" json:"d,omitempty"`
+	// CacheMB bounds ksp's and allpath's path cache, in MiB (0: 64);
+	// least recently used pairs are dropped past it.
+	CacheMB int `yaml:"cache_mb" json:"cache_mb,omitempty"`
 }
 
 // Dynamic holds the dynamic engine's options: every flow's size, and the
@@ -435,6 +438,17 @@ var genericRoutings = []string{"allpath", "bfs", "ecmp", "ksp"}
 // generic lists genericRoutings and extra.
 func generic(extra ...string) []string { return slices.Concat(genericRoutings, extra) }
 
+// newCache returns the path cache r asks for.
+func newCache(r Routing) (*route.PathCache, error) {
+	if r.CacheMB == 0 {
+		return route.NewPathCache(route.DefaultCacheBytes)
+	}
+	if r.CacheMB < 1 || r.CacheMB > route.MaxCacheBytes>>20 {
+		return nil, fmt.Errorf("routing.cache_mb: %d is not allowed: must be in [1, %d] (0: %d)", r.CacheMB, route.MaxCacheBytes>>20, route.DefaultCacheBytes>>20)
+	}
+	return route.NewPathCache(int64(r.CacheMB) << 20)
+}
+
 // routeGeneric builds one of genericRoutings over g.
 func routeGeneric(g *graph.Graph, r Routing) (*Network, error) {
 	switch r.Name {
@@ -443,7 +457,7 @@ func routeGeneric(g *graph.Graph, r Routing) (*Network, error) {
 		if k == 0 {
 			k = 4
 		}
-		cache, err := route.NewPathCache(route.DefaultCacheBytes)
+		cache, err := newCache(r)
 		if err != nil {
 			return nil, err
 		}
@@ -453,7 +467,7 @@ func routeGeneric(g *graph.Graph, r Routing) (*Network, error) {
 		}
 		return &Network{Graph: g, Router: kr}, nil
 	case "allpath":
-		cache, err := route.NewPathCache(route.DefaultCacheBytes)
+		cache, err := newCache(r)
 		if err != nil {
 			return nil, err
 		}

@@ -109,10 +109,17 @@ type Result struct {
 }
 
 // chunks is how many ranges the sources are cut into, whatever the number
-// of workers: sums are added chunk by chunk in order, so results do not
-// depend on Workers (except link loads of multipath flows, whose float
-// sums may differ in the last bits).
+// of workers: sums are added chunk by chunk in order, or are exact (the
+// loads and hop counts: whole numbers, or multipath shares in fixed
+// point), so results do not depend on Workers or on which worker took
+// which chunk.
 const chunks = 1024
+
+// fixedUnit is the resolution of the multipath shares a link's load sums:
+// 2^-30 of a flow, added as integers so that the sums do not depend on the
+// order the workers add them in (float sums did, in their last bits). A
+// link can carry 2^33 flows before its sum overflows.
+const fixedUnit = 1 << 30
 
 // Run routes every flow of p with r and measures the result.
 func Run(r route.Router, p Pattern, o Options) (*Result, error) {
@@ -158,6 +165,7 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 	wg.Wait()
 	res := &Result{Routing: r.Name(), Pattern: p.Name(), Links: g.NumLinks(), Load: ws[0].load,
 		Sources: int(bound(taken)), Interrupted: interrupted}
+	mergeFixed(ws)
 	for _, w := range ws {
 		res.Flows += w.flows
 		res.Paths += w.paths
@@ -291,6 +299,8 @@ func firstError(ws []*worker) error {
 
 type worker struct {
 	r        route.Router
+	fixed    []int64          // multipath: link loads in fixedUnit
+	hopsFix  []int64          // multipath: hop counts in fixedUnit
 	single   route.SinglePath // r, when it gives one path per flow
 	runs     route.RunRouter  // r, when its paths are runs along lines
 	load     []float64
@@ -376,12 +386,19 @@ func (w *worker) pass1Single(p Pattern, lo, hi int32) {
 }
 
 func (w *worker) pass1Multi(p Pattern, lo, hi int32) {
-	load := w.load
+	if w.fixed == nil {
+		w.fixed = make([]int64, len(w.load))
+	}
+	fixed := w.fixed
 	onPath := func(links []int32, share float64) {
+		u := int64(math.Round(share * fixedUnit))
 		for _, l := range links {
-			load[l] += share
+			fixed[l] += u
 		}
-		w.addHops(len(links), share)
+		for len(w.hopsFix) <= len(links) {
+			w.hopsFix = append(w.hopsFix, 0)
+		}
+		w.hopsFix[len(links)] += u
 		w.paths++
 	}
 	p.Flows(lo, hi, func(src, dst int32) {
@@ -397,6 +414,41 @@ func (w *worker) pass1Multi(p Pattern, lo, hi int32) {
 			w.err = err
 		}
 	})
+}
+
+// mergeFixed sums the workers' multipath loads and hop counts, held in
+// fixed point, into the first worker's load and every worker's hops
+// (exact integer sums, converted once).
+func mergeFixed(ws []*worker) {
+	var fixed, hops []int64
+	for _, w := range ws {
+		if w.fixed == nil {
+			continue
+		}
+		if fixed == nil {
+			fixed = make([]int64, len(w.fixed))
+		}
+		for l, u := range w.fixed {
+			fixed[l] += u
+		}
+		for len(hops) < len(w.hopsFix) {
+			hops = append(hops, 0)
+		}
+		for h, u := range w.hopsFix {
+			hops[h] += u
+		}
+		w.fixed, w.hopsFix = nil, nil
+	}
+	if fixed == nil {
+		return
+	}
+	for l, u := range fixed {
+		ws[0].load[l] = float64(u) / fixedUnit
+	}
+	w := ws[0]
+	for h, u := range hops {
+		w.addHops(h, float64(u)/fixedUnit)
+	}
 }
 
 // finish1 moves loads held in difference arrays into the load array.

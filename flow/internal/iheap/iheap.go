@@ -5,12 +5,15 @@
 // (key, id) pairs alone.
 package iheap
 
+import "github.com/opasim/opasim/flow/internal/grow"
+
 // Heap is an indexed min-heap of (key, id). The zero value is empty.
 // Memory: 12 bytes per entry and 4 bytes per id ever set.
 type Heap struct {
 	ids  []int32
 	keys []float64
 	pos  []int32 // pos[id]: index in ids, or -1
+	peak int     // the most entries at once since the last Trim
 }
 
 // Len returns the number of entries.
@@ -33,6 +36,7 @@ func (h *Heap) Set(id int32, key float64) {
 		i = int32(len(h.ids))
 		h.ids = append(h.ids, id)
 		h.keys = append(h.keys, key)
+		h.peak = max(h.peak, len(h.ids))
 		h.pos[id] = i
 		h.up(int(i))
 		return
@@ -75,6 +79,16 @@ func (h *Heap) Clear() {
 		h.pos[id] = -1
 	}
 	h.ids, h.keys = h.ids[:0], h.keys[:0]
+}
+
+// Trim releases the entry space a burst left: if the heap's capacity
+// exceeds what grow.Oversized allows for the most entries it held since
+// the last Trim, its entries move to smaller arrays. The positions by id
+// are kept (ids are the caller's, and reused).
+func (h *Heap) Trim() {
+	h.ids = grow.Shrink(h.ids, h.peak)
+	h.keys = grow.Shrink(h.keys, h.peak)
+	h.peak = len(h.ids)
 }
 
 func (h *Heap) less(i, j int) bool {

@@ -56,3 +56,33 @@ func TestAgainstSort(t *testing.T) {
 		t.Fatalf("not empty after Clear")
 	}
 }
+
+// TestTrim: after 5,000 entries the heap is emptied and holds 10 at
+// most: Trim keeps the space while the peak is recent, then gives it
+// back (capacity twice the new peak), and the heap works on.
+func TestTrim(t *testing.T) {
+	var h Heap
+	for i := range 5000 {
+		h.Set(int32(i), float64(5000-i))
+	}
+	for h.Len() > 0 {
+		h.Pop()
+	}
+	h.Trim() // the peak of 5,000 is this period's: kept
+	if cap(h.ids) < 5000 {
+		t.Fatalf("trimmed during its peak: cap %d", cap(h.ids))
+	}
+	for i := range 10 {
+		h.Set(int32(i), float64(i%3))
+	}
+	h.Trim()
+	if cap(h.ids) != 20 || cap(h.keys) != 20 || h.Len() != 10 {
+		t.Fatalf("cap %d/%d len %d: want 20, 20, 10", cap(h.ids), cap(h.keys), h.Len())
+	}
+	want := []int32{0, 3, 6, 9, 1, 4, 7, 2, 5, 8}
+	for _, w := range want {
+		if id, _ := h.Pop(); id != w {
+			t.Fatalf("popped %d, want %d", id, w)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+// Package grow sizes the flow engines' arrays to what they hold: Append
+// grows a large array by an eighth at a time rather than by append's
+// quarter or more, and Shrink gives back the space a burst left.
+package grow
+
+// Slack is the capacity below which Append grows as append does and
+// Shrink never trims.
+const Slack = 1024
+
+// Append appends xs to s. Below Slack elements it grows as append does;
+// above, by an eighth of the length: at most about 12.5% of the array is
+// unused, and each element is copied about 9 times in all as the array
+// grows (amortized O(1)).
+func Append[T any](s []T, xs ...T) []T {
+	n := len(s) + len(xs)
+	if n <= cap(s) || n < Slack {
+		return append(s, xs...)
+	}
+	t := make([]T, n, n+n/8)
+	copy(t, s)
+	copy(t[len(s):], xs)
+	return t
+}
+
+// Window is how many calls (solves, batches) the flow engines let pass
+// between two trims: an array is trimmed only for what it held over the
+// whole window, so alternating large and small uses do not reallocate
+// it each time.
+const Window = 64
+
+// Oversized reports whether an array of capacity c whose recent use
+// peaked at used elements should be trimmed (to 2·used): when c is over
+// 4·used + Slack. Trimming at a quarter and growing back by doubling
+// keeps the cost of reallocation amortized O(1) per element used.
+func Oversized(c, used int) bool { return c > 4*used+Slack }
+
+// Shrink returns s, or a copy of it with capacity 2·peak if its capacity
+// is Oversized for peak (the most elements it recently held, at least
+// len(s)).
+func Shrink[T any](s []T, peak int) []T {
+	peak = max(peak, len(s))
+	if !Oversized(cap(s), peak) {
+		return s
+	}
+	return append(make([]T, 0, 2*peak), s...)
+}

@@ -1,0 +1,53 @@
+package grow
+
+import "testing"
+
+// TestAppend: below Slack, append's growth; from Slack on, one eighth
+// more than the length needed, elements kept.
+func TestAppend(t *testing.T) {
+	var s []int32
+	for i := range 5000 {
+		s = Append(s, int32(i))
+	}
+	for i, x := range s {
+		if x != int32(i) {
+			t.Fatalf("s[%d] = %d", i, x)
+		}
+	}
+	// The last reallocation: at some length n >= Slack, capacity n + n/8;
+	// so cap(s) <= 5000·9/8 and cap(s) - len(s) < cap(s)/9 + 1.
+	if c := cap(s); c < 5000 || c > 5625 {
+		t.Errorf("cap %d, want in [5000, 5625]", c)
+	}
+	a := make([]int32, Slack, Slack)
+	a = Append(a, 1, 2, 3)
+	if len(a) != Slack+3 || cap(a) != Slack+3+(Slack+3)/8 || a[Slack+2] != 3 {
+		t.Errorf("len %d cap %d last %d: want %d, %d, 3", len(a), cap(a), a[len(a)-1], Slack+3, Slack+3+(Slack+3)/8)
+	}
+	b := Append(make([]int32, 10, 10), 7)
+	if len(b) != 11 || b[10] != 7 {
+		t.Errorf("small: %v", b)
+	}
+}
+
+// TestShrink: trimmed to twice the peak only past 4·peak + Slack.
+func TestShrink(t *testing.T) {
+	s := make([]float64, 3, 4*100+Slack)
+	if got := Shrink(s, 100); cap(got) != cap(s) {
+		t.Errorf("at the bound: cap %d, want kept %d", cap(got), cap(s))
+	}
+	s = make([]float64, 3, 4*100+Slack+1)
+	s[2] = 5
+	got := Shrink(s, 100)
+	if cap(got) != 200 || len(got) != 3 || got[2] != 5 {
+		t.Errorf("past the bound: len %d cap %d, want 3, 200", len(got), cap(got))
+	}
+	// peak below the length counts as the length
+	s = make([]float64, 2000, 20000)
+	if got := Shrink(s, 0); cap(got) != 4000 || len(got) != 2000 {
+		t.Errorf("peak 0, len 2000: cap %d, want 4000", cap(got))
+	}
+	if !Oversized(Slack+1, 0) || Oversized(Slack, 0) {
+		t.Error("Oversized at Slack")
+	}
+}
