@@ -58,7 +58,6 @@ func (s *spawner) spawn(ctx actor.SpawnerContext, name string, a actor.Actor) in
 // that the group holds until its next step.
 type child struct {
 	inline
-	step    step
 	pending []messages.Msg
 }
 
@@ -75,6 +74,10 @@ type groupActor struct {
 	// that finding the children due in a window reads a few cache lines,
 	// not one or two per child.
 	wakes []clock.Cycle
+	// step is the message that steps a child, one for all of them (a
+	// child handles it before its send returns): its outbox, which every
+	// child of the group fills in turn, stays in the cache.
+	step step
 }
 
 func (g *groupActor) Receive(ctx actor.Context) {
@@ -146,7 +149,7 @@ func (g *groupActor) turn(r *turn) {
 
 func (g *groupActor) stepChild(i int, to clock.Cycle, x *exchange) {
 	c := &g.children[i]
-	s := &c.step
+	s := &g.step
 	s.to, s.in, s.ran = to, c.pending, false
 	c.send(s)
 	if !s.ran {
