@@ -14,7 +14,7 @@ import (
 // runFlags are the flags that override the config file.
 type runFlags struct {
 	config, pattern, engine, out, scheduler string
-	cpuProfile, memProfile                  string
+	cpuProfile, memProfile, execTrace       string
 	preset, traffic, schedulerView          string
 	trace                                   string
 	traceSL                                 int
@@ -38,6 +38,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.out, "out", "", "write the results JSON here")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the run here")
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a pprof heap profile at the end of the run here")
+	fs.StringVar(&f.execTrace, "exectrace", "", "write a Go execution trace (runtime/trace, for go tool trace) of the run here")
 	f.observe.register(fs)
 }
 

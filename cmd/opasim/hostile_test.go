@@ -50,6 +50,7 @@ func TestHostileInput(t *testing.T) {
 		{"an empty config path", []string{"run", "--config", ""}, []string{"--config", "empty path"}},
 		{"out under /proc", []string{"run", "--out", "/proc/x"}, []string{"--out", "/proc/x"}},
 		{"cpuprofile in a missing directory", []string{"run", "--cpuprofile", filepath.Join(dir, "no", "cpu.prof")}, []string{"--cpuprofile", "cannot create"}},
+		{"exectrace in a missing directory", []string{"run", "--exectrace", filepath.Join(dir, "no", "exec.trace")}, []string{"--exectrace", "cannot create"}},
 		{"memprofile in a missing directory", []string{"run", "--memprofile", filepath.Join(dir, "no", "mem.prof")}, []string{"--memprofile", "cannot create"}},
 		{"out is a directory", []string{"run", "--out", dir}, []string{"--out", "not a regular file"}},
 		{"run with an argument", []string{"run", "extra"}, []string{"run takes no arguments", "extra"}},

@@ -192,7 +192,7 @@ func printSummary(w io.Writer, r *sim.Results) {
 // checkOutputs makes sure every file the run writes can be written before
 // it simulates anything.
 func (f *runFlags) checkOutputs() error {
-	for _, o := range []struct{ flag, path string }{{"--out", f.out}, {"--cpuprofile", f.cpuProfile}, {"--memprofile", f.memProfile}} {
+	for _, o := range []struct{ flag, path string }{{"--out", f.out}, {"--cpuprofile", f.cpuProfile}, {"--memprofile", f.memProfile}, {"--exectrace", f.execTrace}} {
 		if o.path != "" {
 			if err := checkWritable(o.flag, o.path); err != nil {
 				return err
@@ -209,7 +209,7 @@ func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, n *fabric.Ne
 		return nil, badInput(err)
 	}
 	defer obs.close(ctx)
-	stopProfile, err := startProfiles(f.cpuProfile, f.memProfile)
+	stopProfile, err := startProfiles(f.cpuProfile, f.memProfile, f.execTrace)
 	if err != nil {
 		return nil, badInput(err)
 	}

@@ -223,3 +223,20 @@ func TestBenchProject(t *testing.T) {
 		}
 	}
 }
+
+// TestExecTrace: --exectrace writes a Go execution trace of the run (a
+// file go tool trace reads: it starts with the format's header).
+func TestExecTrace(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "exec.trace")
+	_, stderr, code := opasim(t, "run", "--cycles", "2000", "--warmup", "500", "--exectrace", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), "go 1.") || len(data) < 1000 {
+		t.Errorf("not an execution trace: %d bytes, starting %q", len(data), data[:min(len(data), 16)])
+	}
+}
