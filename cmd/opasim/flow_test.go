@@ -26,14 +26,7 @@ func TestFlowStatic(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var r flowResults
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readFlowResults(t, out)
 	s := r.Static
 	if s == nil || s.Flows != 64*63 || s.MaxLoad != 63 || r.Config.Topology.Preset != "tree-8ary-2" || r.Servers != 64 {
 		t.Fatalf("results %+v", r)
@@ -62,14 +55,7 @@ func TestFlowPathCache(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var r flowResults
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readFlowResults(t, out)
 	want := route.CacheStats{Entries: 64, Bytes: 8*116 + 56*160, Limit: 1 << 20, Hits: 8000, Misses: 64}
 	if r.PathCache == nil || *r.PathCache != want {
 		t.Fatalf("path cache %+v, want %+v", r.PathCache, want)
@@ -111,13 +97,7 @@ apps:
 
 func TestFlowBadInput(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := writer(t, dir)
 	for _, c := range []struct {
 		name string
 		args []string
@@ -414,13 +394,7 @@ func TestFlowTraceBadInput(t *testing.T) {
 // files and figures are written; bad input is refused naming the field.
 func TestFlowJobs(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := writer(t, dir)
 	g := "servers 6\nswitches 4\ncable 0 6\ncable 1 6\ncable 2 7\ncable 3 7\ncable 4 8\ncable 5 8\ncable 6 9\ncable 7 9\ncable 8 9\n"
 	cfg := write("leaves.yaml", "topology:\n  kind: file\n  file: "+write("leaves.graph", g)+"\n")
 	stream := write("stream", "# arrival size runtime\n0 3 100\n0 3 100\n1 4 100\n")

@@ -44,17 +44,38 @@ func opasim(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return o.String(), e.String(), 0
 }
 
-// TestBadInput: every kind of bad input gets one clear message naming the
-// field, the value and what is allowed, and exit status 2, never a panic.
-func TestBadInput(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
+// writer returns a function that writes text to the file name in dir and
+// returns its path, failing the test if it cannot.
+func writer(t *testing.T, dir string) func(name, text string) string {
+	return func(name, text string) string {
+		t.Helper()
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
+}
+
+// readFlowResults reads the results file of an opasim flow run.
+func readFlowResults(t *testing.T, path string) flowResults {
+	t.Helper()
+	var r flowResults
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestBadInput: every kind of bad input gets one clear message naming the
+// field, the value and what is allowed, and exit status 2, never a panic.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := writer(t, dir)
 	unknownKey := write("unknown.yaml", "traffic:\n  lode: 0.5\n")
 	negLatency := write("neg.yaml", "switch:\n  latency:\n    fly: -3\n")
 	badYAML := write("bad.yaml", "traffic: [\n")
