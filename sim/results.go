@@ -96,8 +96,15 @@ type Results struct {
 // Measure makes the results of a run: the network's counters after the
 // engine o reports on stopped.
 func Measure(n *fabric.Network, o Outcome) *Results {
+	return MeasureTotals(n, o, n.Totals(), n.CheckConservation(o.InFlight))
+}
+
+// MeasureTotals makes the results of a run from its totals and the
+// problems its conservation check found: for an engine whose components'
+// state is not all in n (a distributed run merges its members' totals).
+// n gives the config and the topology.
+func MeasureTotals(n *fabric.Network, o Outcome, tot fabric.Totals, problems []string) *Results {
 	cfg := n.Config
-	tot := n.Totals()
 	st := tot.Stats
 	measured := int64(o.Reached) - cfg.Warmup
 	nics := len(tot.NICs)
@@ -149,7 +156,6 @@ func Measure(n *fabric.Network, o Outcome) *Results {
 	if tot.Schedulers > 0 && o.Reached > 0 {
 		r.DecisionsPerCycle = float64(r.SchedulerDecisions) / float64(tot.Schedulers) / float64(o.Reached)
 	}
-	problems := n.CheckConservation(o.InFlight)
 	r.ConservationOK, r.ConservationProblems = len(problems) == 0, problems
 	r.Digest = digest(o.Reached, &tot)
 	r.Trace = traceResult(n, o, r.CycleNs)

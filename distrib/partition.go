@@ -1,0 +1,92 @@
+package distrib
+
+import (
+	"fmt"
+
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/topo"
+)
+
+// Plan is how a run's groups are shared out among its members.
+type Plan struct {
+	Owner    []int32 // per group, the member that runs it
+	Switches []int   // per member, how many switches it runs
+	Cut      int     // switch-to-switch links whose ends are on different members
+	Links    int     // switch-to-switch links in all
+}
+
+// Partition shares n's switches out among members processes: contiguous
+// ranges of the switch index order of nearly equal weight (the components
+// of a switch and of its NICs), each switch's NIC group with it. The
+// topologies number their switches so that neighbours are near in that
+// order (a torus dimension 0 first, a tree level by level), so a range
+// keeps most links inside a member: a torus is cut across its last
+// dimension, a tree between groups of edge switches (its upper levels go
+// to the last members). A network with fewer switches than members is
+// refused.
+func Partition(n *fabric.Network, members int) (Plan, error) {
+	switches := n.NumSwitches()
+	if members < 1 {
+		return Plan{}, fmt.Errorf("members: %d is not allowed: at least 1", members)
+	}
+	if switches < members {
+		return Plan{}, fmt.Errorf("members: %d is not allowed for %s: at most one member per switch (%d)",
+			members, n.Config.TopologySpec().Describe(), switches)
+	}
+	weight := make([]int, switches)
+	for _, g := range n.Groups {
+		weight[g.Switch] += len(g.Members)
+	}
+	memberOf := ranges(weight, members)
+	p := Plan{Owner: make([]int32, len(n.Groups)), Switches: make([]int, members)}
+	for _, m := range memberOf {
+		p.Switches[m]++
+	}
+	for g, grp := range n.Groups {
+		p.Owner[g] = int32(memberOf[grp.Switch])
+	}
+	p.Cut, p.Links = cut(n.Topology, memberOf)
+	return p, nil
+}
+
+// ranges gives each of len(weight) items (in order) one of parts
+// contiguous ranges of nearly equal total weight, none empty.
+func ranges(weight []int, parts int) []int {
+	total := 0
+	for _, w := range weight {
+		total += w
+	}
+	of := make([]int, len(weight))
+	q, sum := 0, 0
+	for i, w := range weight {
+		of[i] = q
+		sum += w
+		left := len(weight) - i - 1 // items after i
+		if q < parts-1 && left >= parts-q-1 && (sum*parts >= total*(q+1) || left == parts-q-1) {
+			q++
+		}
+	}
+	return of
+}
+
+// cut counts the switch-to-switch links (each once) and those whose two
+// switches are on different members.
+func cut(t *topo.Topology, memberOf []int) (cut, links int) {
+	for s, ports := range t.Wiring {
+		for _, peer := range ports {
+			if peer.Kind != topo.PeerSwitch || peer.Port.Switch < s {
+				continue
+			}
+			links++
+			if memberOf[peer.Port.Switch] != memberOf[s] {
+				cut++
+			}
+		}
+	}
+	return cut, links
+}
+
+// Describe says what the plan gives each member and what it cuts.
+func (p Plan) Describe() string {
+	return fmt.Sprintf("switches per member %v; %d of %d switch-to-switch links cross members", p.Switches, p.Cut, p.Links)
+}
