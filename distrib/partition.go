@@ -15,15 +15,18 @@ type Plan struct {
 	Links    int     // switch-to-switch links in all
 }
 
-// Partition shares n's switches out among members processes: contiguous
-// ranges of the switch index order of nearly equal weight (the components
-// of a switch and of its NICs), each switch's NIC group with it. The
-// topologies number their switches so that neighbours are near in that
-// order (a torus dimension 0 first, a tree level by level), so a range
-// keeps most links inside a member: a torus is cut across its last
-// dimension, a tree between groups of edge switches (its upper levels go
-// to the last members). A network with fewer switches than members is
-// refused.
+// Partition shares n's switches out among members processes, each
+// switch's NIC group with it. Within each level of a tree, and over all
+// the switches of another topology, it cuts the switch index order into
+// contiguous ranges of nearly equal weight (the components of a switch
+// and of its NICs) and gives member m the m-th range of each. The
+// topologies number their switches so that such ranges keep neighbours
+// together: a torus is cut across its last dimension (a 2D torus into
+// bands of rows); a k-ary n-tree's switches of one level are cut by the
+// top digit of their label, which only the links between the two upper
+// levels change, so only those links are cut (half of them on two
+// members). A network with fewer switches than members (or a tree with
+// fewer switches per level) is refused.
 func Partition(n *fabric.Network, members int) (Plan, error) {
 	switches := n.NumSwitches()
 	if members < 1 {
@@ -37,7 +40,20 @@ func Partition(n *fabric.Network, members int) (Plan, error) {
 	for _, g := range n.Groups {
 		weight[g.Switch] += len(g.Members)
 	}
-	memberOf := ranges(weight, members)
+	memberOf := make([]int, switches)
+	for _, level := range levels(n.Topology) {
+		if len(level) < members {
+			return Plan{}, fmt.Errorf("members: %d is not allowed for %s: at most one member per switch of a tree level (%d)",
+				members, n.Config.TopologySpec().Describe(), len(level))
+		}
+		w := make([]int, len(level))
+		for i, s := range level {
+			w[i] = weight[s]
+		}
+		for i, m := range ranges(w, members) {
+			memberOf[level[i]] = m
+		}
+	}
 	p := Plan{Owner: make([]int32, len(n.Groups)), Switches: make([]int, members)}
 	for _, m := range memberOf {
 		p.Switches[m]++
@@ -89,4 +105,20 @@ func cut(t *topo.Topology, memberOf []int) (cut, links int) {
 // Describe says what the plan gives each member and what it cuts.
 func (p Plan) Describe() string {
 	return fmt.Sprintf("switches per member %v; %d of %d switch-to-switch links cross members", p.Switches, p.Cut, p.Links)
+}
+
+// levels lists the switches of each level of a tree in index order, or
+// of the whole network for another topology.
+func levels(t *topo.Topology) [][]int {
+	count := 1
+	if t.Kind == topo.KindTree && t.N > 1 {
+		count = t.N
+	}
+	per := t.NumSwitches() / count
+	out := make([][]int, count)
+	for s := 0; s < t.NumSwitches(); s++ {
+		l := min(s/per, count-1)
+		out[l] = append(out[l], s)
+	}
+	return out
 }

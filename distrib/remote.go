@@ -51,7 +51,9 @@ func startNode(listen, advertise string, log *slog.Logger) (*node, error) {
 	} else {
 		l.Close()
 	}
-	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	// protoactor logs a lost connection at every orderly end of a run, as
+	// an error; the run reports what matters itself.
+	quiet := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 4}))
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger { return quiet }))
 	var opts []remote.ConfigOption
 	if advertise != "" {

@@ -398,6 +398,7 @@ type Done struct {
 	WakeAt        []int64                `protobuf:"varint,6,rep,packed,name=wake_at,json=wakeAt,proto3" json:"wake_at,omitempty"`
 	SentTo        []int32                `protobuf:"varint,7,rep,packed,name=sent_to,json=sentTo,proto3" json:"sent_to,omitempty"`
 	BatchBytes    uint64                 `protobuf:"varint,8,opt,name=batch_bytes,json=batchBytes,proto3" json:"batch_bytes,omitempty"`
+	BusyNs        int64                  `protobuf:"varint,9,opt,name=busy_ns,json=busyNs,proto3" json:"busy_ns,omitempty"` // the member's wall time in the window, batches taken and sent
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -488,6 +489,13 @@ func (x *Done) GetBatchBytes() uint64 {
 	return 0
 }
 
+func (x *Done) GetBusyNs() int64 {
+	if x != nil {
+		return x.BusyNs
+	}
+	return 0
+}
+
 // Finish ends the run: the member takes the batches it must still receive
 // (expect, as in Tick) and answers with Final.
 type Finish struct {
@@ -542,6 +550,7 @@ type Final struct {
 	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
 	Totals        []byte                 `protobuf:"bytes,2,opt,name=totals,proto3" json:"totals,omitempty"`
 	Held          []byte                 `protobuf:"bytes,3,opt,name=held,proto3" json:"held,omitempty"`
+	HeldCount     int32                  `protobuf:"varint,4,opt,name=held_count,json=heldCount,proto3" json:"held_count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -597,6 +606,13 @@ func (x *Final) GetHeld() []byte {
 	return nil
 }
 
+func (x *Final) GetHeldCount() int32 {
+	if x != nil {
+		return x.HeldCount
+	}
+	return 0
+}
+
 var File_wire_proto protoreflect.FileDescriptor
 
 const file_wire_proto_rawDesc = "" +
@@ -624,7 +640,7 @@ const file_wire_proto_rawDesc = "" +
 	"\x04from\x18\x01 \x01(\x05R\x04from\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x12\n" +
 	"\x04msgs\x18\x03 \x01(\fR\x04msgs\x12\x14\n" +
-	"\x05count\x18\x04 \x01(\x05R\x05count\"\xce\x01\n" +
+	"\x05count\x18\x04 \x01(\x05R\x05count\"\xe7\x01\n" +
 	"\x04Done\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x16\n" +
@@ -635,13 +651,16 @@ const file_wire_proto_rawDesc = "" +
 	"\awake_at\x18\x06 \x03(\x03R\x06wakeAt\x12\x17\n" +
 	"\asent_to\x18\a \x03(\x05R\x06sentTo\x12\x1f\n" +
 	"\vbatch_bytes\x18\b \x01(\x04R\n" +
-	"batchBytes\" \n" +
+	"batchBytes\x12\x17\n" +
+	"\abusy_ns\x18\t \x01(\x03R\x06busyNs\" \n" +
 	"\x06Finish\x12\x16\n" +
-	"\x06expect\x18\x01 \x01(\x04R\x06expect\"I\n" +
+	"\x06expect\x18\x01 \x01(\x04R\x06expect\"h\n" +
 	"\x05Final\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x16\n" +
 	"\x06totals\x18\x02 \x01(\fR\x06totals\x12\x12\n" +
-	"\x04held\x18\x03 \x01(\fR\x04heldB\"Z github.com/opasim/opasim/distribb\x06proto3"
+	"\x04held\x18\x03 \x01(\fR\x04held\x12\x1d\n" +
+	"\n" +
+	"held_count\x18\x04 \x01(\x05R\theldCountB\"Z github.com/opasim/opasim/distribb\x06proto3"
 
 var (
 	file_wire_proto_rawDescOnce sync.Once

@@ -1,0 +1,403 @@
+package distrib
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/sim"
+)
+
+// DefaultTimeout is how long the coordinator waits for a member's report
+// of a window (and a member for the coordinator's answer to its join):
+// far above a window's work on any network this machine runs (milliseconds)
+// and the build of the largest network a member makes, short enough that
+// a run whose member died fails within the minute.
+const DefaultTimeout = 30 * time.Second
+
+// Options configure the coordinator of a distributed run.
+type Options struct {
+	Members   int
+	Listen    string // host:port (default 127.0.0.1:0)
+	Advertise string // the address members reach it at, when not the listen address
+	Token     []byte
+	// Timeout bounds the wait for any member's report of a window (and its
+	// build); JoinTimeout the wait for every member to join (0: no bound).
+	Timeout, JoinTimeout time.Duration
+	Log                  *slog.Logger
+	// Listening is told the address the coordinator listens on, before any
+	// member can join.
+	Listening func(address string)
+	Hooks     sim.Hooks // Progress only: an observer would read the coordinator's copy, which never runs
+}
+
+// Report is what a distributed run measured of itself.
+type Report struct {
+	Plan    Plan
+	Windows int64         // windows run
+	Batches int64         // batches between members
+	Bytes   int64         // their encoded messages
+	Wall    time.Duration // from the first tick to the last report
+	// Barrier is the sum over windows of the window's wall time (ticks
+	// sent to the last report) less the longest member's own time in it:
+	// what the barrier across processes cost.
+	Barrier time.Duration
+}
+
+// Coordinate runs n across o.Members member processes: it waits for them
+// to join, gives each its part of the network, holds the window loop, and
+// measures the run from the members' totals. It returns an error if a
+// member fails, dies or stays silent past the timeout.
+func Coordinate(ctx context.Context, n *fabric.Network, o Options) (*sim.Results, Report, error) {
+	if err := checkRun(n, o); err != nil {
+		return nil, Report{}, err
+	}
+	plan, err := Partition(n, o.Members)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	if o.Listen == "" {
+		o.Listen = "127.0.0.1:0"
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	cfg, err := json.Marshal(n.Config)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	nd, err := startNode(o.Listen, o.Advertise, o.Log)
+	if err != nil {
+		return nil, Report{}, err
+	}
+	defer nd.stop()
+	c := &coordinator{ctx: ctx, o: o, n: n, plan: plan, config: cfg, end: make(chan error, 1),
+		expected: make([]uint64, o.Members), dones: make([]*Done, 0, o.Members), finals: make([]*Final, o.Members)}
+	c.report.Plan = plan
+	if _, err := nd.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return c }), coordinatorName); err != nil {
+		return nil, Report{}, err
+	}
+	o.Log.Info("coordinator listening", "address", nd.address(), "members", o.Members, "plan", plan.Describe())
+	if o.Listening != nil {
+		o.Listening(nd.address())
+	}
+	if err := <-c.end; err != nil {
+		return nil, c.report, err
+	}
+	res, err := c.results()
+	return res, c.report, err
+}
+
+// checkRun refuses what a distributed run cannot do.
+func checkRun(n *fabric.Network, o Options) error {
+	if len(o.Token) == 0 {
+		return errors.New("a distributed run needs a shared token (OPASIM_TOKEN or a token file) for members to join")
+	}
+	if n.Workload != nil {
+		return errors.New("trace.file: a trace replay cannot run distributed (its tasks' state is shared by every NIC)")
+	}
+	return nil
+}
+
+type coordinator struct {
+	ctx    context.Context
+	o      Options
+	n      *fabric.Network
+	plan   Plan
+	config []byte
+	end    chan error
+	loop   *sim.Windows
+
+	members  []*actor.PID // by index, in order of joining
+	ready    int
+	running  bool
+	seq      uint64       // the window open
+	window   clock.Window // its cycles
+	last     string       // the last window every member completed
+	expected []uint64     // per member, the batches sent it so far
+	waiting  int
+	dones    []*Done
+	ticked   time.Time
+	finals   []*Final
+	got      int
+	over     bool
+	report   Report
+}
+
+func (c *coordinator) Receive(ctx actor.Context) {
+	switch m := ctx.Message().(type) {
+	case *actor.Started:
+		c.last = "none"
+		if c.o.JoinTimeout > 0 {
+			ctx.SetReceiveTimeout(c.o.JoinTimeout)
+		}
+	case *Join:
+		c.join(ctx, m)
+	case *Ready:
+		if c.fromMember(ctx, m.Index) {
+			c.ready++
+			if c.ready == len(c.members) {
+				c.loop = sim.NewWindows(c.ctx, c.n, sim.Hooks{Progress: c.o.Hooks.Progress})
+				c.running = true
+				c.advance(ctx)
+			}
+		}
+	case *Done:
+		if c.fromMember(ctx, m.Index) {
+			c.done(ctx, m)
+		}
+	case *Final:
+		if c.fromMember(ctx, m.Index) && c.finals[m.Index] == nil {
+			c.finals[m.Index] = m
+			c.got++
+			if c.got == len(c.members) {
+				c.stop(nil)
+			}
+		}
+	case *actor.Terminated:
+		for i, p := range c.members {
+			if p.Equal(m.Who) {
+				c.stop(fmt.Errorf("member %d (%s) is gone (its process or connection ended) %s; the last window every member completed: %s",
+					i, p.Address, c.during(), c.last))
+			}
+		}
+	case *actor.ReceiveTimeout:
+		c.timeout()
+	}
+}
+
+// join takes a member that presents the token, while places are left;
+// any other join is refused, logged and answered.
+func (c *coordinator) join(ctx actor.Context, j *Join) {
+	from := "an unknown sender"
+	if s := ctx.Sender(); s != nil {
+		from = s.Address
+	}
+	reason := ""
+	switch {
+	case ctx.Sender() == nil:
+		reason = "no sender to answer"
+	case subtle.ConstantTimeCompare(j.Token, c.o.Token) != 1:
+		reason = "wrong or missing token"
+	case len(c.members) == c.o.Members:
+		reason = "the run has all its members"
+	}
+	if reason != "" {
+		c.o.Log.Warn("refused a join", "from", from, "reason", reason)
+		if ctx.Sender() != nil {
+			ctx.Respond(&Refused{Reason: reason})
+		}
+		return
+	}
+	c.members = append(c.members, ctx.Sender())
+	c.o.Log.Info("member joined", "index", len(c.members)-1, "address", from)
+	if len(c.members) < c.o.Members {
+		return
+	}
+	ctx.SetReceiveTimeout(c.o.Timeout) // building the network is the members' first work
+	peers := make([]string, len(c.members))
+	for i, p := range c.members {
+		peers[i] = p.Address
+	}
+	for i, p := range c.members {
+		ctx.Watch(p)
+		ctx.Request(p, &Setup{Index: int32(i), Config: c.config, Owner: c.plan.Owner, Peers: peers})
+	}
+}
+
+// fromMember reports whether a report naming member i came from it.
+func (c *coordinator) fromMember(ctx actor.Context, i int32) bool {
+	if i >= 0 && int(i) < len(c.members) && ctx.Sender() != nil && ctx.Sender().Equal(c.members[i]) {
+		return true
+	}
+	c.o.Log.Warn("dropped a report not from the member it names", "member", i, "sender", ctx.Sender(), "type", fmt.Sprintf("%T", ctx.Message()))
+	return false
+}
+
+// advance opens the next window and ticks the members that run groups in
+// it, or ends the run.
+func (c *coordinator) advance(ctx actor.Context) {
+	w, due, ok := c.loop.Next()
+	if !ok {
+		c.finish(ctx)
+		return
+	}
+	c.seq++
+	c.window = w
+	ticks := make([]*Tick, len(c.members))
+	for _, g := range due {
+		o := c.plan.Owner[g]
+		if ticks[o] == nil {
+			ticks[o] = &Tick{Seq: c.seq, From: int64(w.From), To: int64(w.To), Expect: c.expected[o]}
+		}
+		ticks[o].Groups = append(ticks[o].Groups, int32(g))
+	}
+	c.dones = c.dones[:0]
+	c.ticked = time.Now()
+	for o, t := range ticks {
+		if t != nil {
+			c.waiting++
+			ctx.Request(c.members[o], t)
+		}
+	}
+}
+
+func (c *coordinator) done(ctx actor.Context, d *Done) {
+	if !c.running || d.Seq != c.seq || c.waiting == 0 {
+		c.stop(fmt.Errorf("member %d reported window %d, the open window is %d", d.Index, d.Seq, c.seq))
+		return
+	}
+	c.dones = append(c.dones, d)
+	c.waiting--
+	if c.waiting > 0 {
+		return
+	}
+	if err := c.barrier(); err != nil {
+		c.stop(err)
+		return
+	}
+	c.advance(ctx)
+}
+
+// barrier closes the window: every group's own next wake first, then the
+// wakes for what it was sent (as the actor engine's clock does), and the
+// batches each member must now expect.
+func (c *coordinator) barrier() error {
+	wall := time.Since(c.ticked)
+	var busy int64
+	for _, d := range c.dones {
+		if len(d.Groups) != len(d.Next) || len(d.WakeGroups) != len(d.WakeAt) {
+			return fmt.Errorf("member %d's report of window %d is malformed", d.Index, d.Seq)
+		}
+		for k, g := range d.Groups {
+			c.loop.Done(int(g), clock.Cycle(d.Next[k]))
+		}
+		busy = max(busy, d.BusyNs)
+	}
+	for _, d := range c.dones {
+		for k, g := range d.WakeGroups {
+			if g < 0 || int(g) >= len(c.n.Groups) {
+				return fmt.Errorf("member %d woke group %d, which does not exist", d.Index, g)
+			}
+			c.loop.Wake(int(g), clock.Cycle(d.WakeAt[k]))
+		}
+		for _, to := range d.SentTo {
+			if to < 0 || int(to) >= len(c.members) {
+				return fmt.Errorf("member %d sent a batch to member %d, which does not exist", d.Index, to)
+			}
+			c.expected[to]++
+			c.report.Batches++
+		}
+		c.report.Bytes += int64(d.BatchBytes)
+	}
+	c.loop.Barrier(wall)
+	c.report.Windows++
+	c.report.Wall += wall
+	c.report.Barrier += max(wall-time.Duration(busy), 0)
+	c.last = c.describeWindow()
+	return nil
+}
+
+func (c *coordinator) describeWindow() string {
+	return fmt.Sprintf("window %d, cycles [%d, %d)", c.seq, c.window.From, c.window.To)
+}
+
+// during says what the run was doing, for an error.
+func (c *coordinator) during() string {
+	switch {
+	case !c.running && c.ready < len(c.members):
+		return "while the members built their networks"
+	case c.waiting > 0:
+		return "in " + c.describeWindow()
+	default:
+		return "while the members sent their totals"
+	}
+}
+
+func (c *coordinator) timeout() {
+	switch {
+	case len(c.members) < c.o.Members:
+		c.stop(fmt.Errorf("%d of %d members joined within %s", len(c.members), c.o.Members, c.o.JoinTimeout))
+	default:
+		var silent []string
+		for i, p := range c.members {
+			if !c.answered(i) {
+				silent = append(silent, fmt.Sprintf("member %d (%s)", i, p.Address))
+			}
+		}
+		c.stop(fmt.Errorf("no answer within %s from %v %s; the last window every member completed: %s",
+			c.o.Timeout, silent, c.during(), c.last))
+	}
+}
+
+// answered reports whether member i has answered what the coordinator
+// waits for now.
+func (c *coordinator) answered(i int) bool {
+	switch {
+	case !c.running:
+		return c.ready == len(c.members) // readiness is not tracked per member; all or none is known
+	case c.waiting > 0:
+		for _, d := range c.dones {
+			if int(d.Index) == i {
+				return true
+			}
+		}
+		return false
+	default:
+		return c.finals[i] != nil
+	}
+}
+
+// finish asks every member for its totals.
+func (c *coordinator) finish(ctx actor.Context) {
+	c.running = false
+	c.ready = len(c.members)
+	for i, p := range c.members {
+		ctx.Request(p, &Finish{Expect: c.expected[i]})
+	}
+}
+
+func (c *coordinator) stop(err error) {
+	if !c.over {
+		c.over = true
+		c.end <- err
+	}
+}
+
+// results measures the run from the members' totals and held messages.
+func (c *coordinator) results() (*sim.Results, error) {
+	sum, base := baseTotals(c.n)
+	var held []messages.Msg
+	for i, f := range c.finals {
+		t, err := decodeTotals(f.Totals)
+		if err != nil {
+			return nil, fmt.Errorf("member %d: %w", i, err)
+		}
+		if err := mergeTotals(&sum, &t, &base); err != nil {
+			return nil, fmt.Errorf("member %d: %w", i, err)
+		}
+		if held, err = decodeMsgs(held, f.Held, int(f.HeldCount)); err != nil {
+			return nil, fmt.Errorf("member %d's held messages: %w", i, err)
+		}
+	}
+	o := c.loop.Outcome("distributed")
+	o.InFlight = held
+	return sim.MeasureTotals(c.n, o, sum, []string{NotChecked}), nil
+}
+
+// NotChecked is the conservation problem a distributed run reports: the
+// check compares both ends of every link and every buffer's contents with
+// its accounting, and the two ends of a cut link are in two processes.
+const NotChecked = "not checked: a distributed run's components are spread over its members, and the check reads both ends of every link"

@@ -1,0 +1,81 @@
+package distrib
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
+)
+
+func testConfig(preset string, cycles int64) fabric.Config {
+	cfg := fabric.Default()
+	cfg.Topology.Preset = preset
+	cfg.Cycles, cfg.Warmup = cycles, cycles/4
+	cfg.Traffic.Load = 0.6
+	cfg.Switch.CentralBufferFlits = 1024 // a torus's central buffers have a lane per (direction, VL)
+	return cfg
+}
+
+var testToken = []byte("a-test-token-of-some-length")
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// runInProcess runs cfg distributed over members members, each an actor
+// system of its own with protoactor's remote layer on loopback, all in
+// this process.
+func runInProcess(t *testing.T, cfg fabric.Config, members int) (*sim.Results, Report) {
+	t.Helper()
+	n, err := sim.Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	addr := make(chan string, 1)
+	memberErr := make(chan error, members)
+	go func() {
+		a := <-addr
+		for i := 0; i < members; i++ {
+			go func() {
+				memberErr <- RunMember(ctx, MemberOptions{Join: a, Token: testToken, Log: quietLog(), Timeout: 10 * time.Second})
+			}()
+		}
+	}()
+	res, rep, err := Coordinate(ctx, n, Options{Members: members, Token: testToken, Log: quietLog(), Timeout: 10 * time.Second,
+		JoinTimeout: 10 * time.Second, Listening: func(a string) { addr <- a }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < members; i++ {
+		if err := <-memberErr; err != nil {
+			t.Errorf("member: %v", err)
+		}
+	}
+	return res, rep
+}
+
+func TestInProcessDigest(t *testing.T) {
+	for _, preset := range []string{"tree-8ary-2", "torus2d-4x4"} {
+		cfg := testConfig(preset, 1500)
+		n, err := sim.Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := sim.Measure(n, sim.RunSequential(context.Background(), n, sim.Hooks{}))
+		for _, members := range []int{2, 3} {
+			got, rep := runInProcess(t, cfg, members)
+			if got.Digest != want.Digest {
+				t.Errorf("%s on %d members: digest %s, sequential %s", preset, members, got.Digest, want.Digest)
+			}
+			if got.DeliveredFlits == 0 || got.DeliveredFlits != want.DeliveredFlits || got.Latency != want.Latency {
+				t.Errorf("%s on %d members: delivered %d flits, latency %+v; sequential %d, %+v", preset, members,
+					got.DeliveredFlits, got.Latency, want.DeliveredFlits, want.Latency)
+			}
+			t.Logf("%s on %d members: %s; %d windows, %d batches, %d bytes", preset, members, rep.Plan.Describe(), rep.Windows, rep.Batches, rep.Bytes)
+		}
+	}
+}

@@ -1,0 +1,382 @@
+package distrib
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/sim"
+)
+
+// part is a member's share of a run: its copy of the network, of which it
+// steps only its own groups, the way the sequential engine steps them.
+// What its components send components of its own groups stays here; what
+// they send other members' goes out as one batch per member per window.
+type part struct {
+	index   int
+	n       *fabric.Network
+	owner   []int32          // group -> member
+	groupOf []int            // component -> group
+	pending [][]messages.Msg // per component, the messages it has not taken yet
+	wake    []clock.Cycle    // per component
+	out     fabric.Outbox
+	batch   [][]messages.Msg // per member, what this window sends it
+	wakeAt  []clock.Cycle    // per group, the earliest cycle sent to it this window by another group
+	touched []int            // the groups whose wakeAt is set
+}
+
+func newPart(n *fabric.Network, index int, owner []int32, members int) *part {
+	p := &part{index: index, n: n, owner: owner, groupOf: make([]int, len(n.Comps)),
+		pending: make([][]messages.Msg, len(n.Comps)), wake: make([]clock.Cycle, len(n.Comps)),
+		batch: make([][]messages.Msg, members), wakeAt: make([]clock.Cycle, len(n.Groups))}
+	for g, grp := range n.Groups {
+		p.wakeAt[g] = clock.Never
+		for _, id := range grp.Members {
+			p.groupOf[id], p.wake[id] = g, n.Comps[id].Next()
+		}
+	}
+	return p
+}
+
+// take files messages another member sent.
+func (p *part) take(msgs []messages.Msg) error {
+	for _, m := range msgs {
+		if int(m.Dst) < 0 || int(m.Dst) >= len(p.pending) || int(p.owner[p.groupOf[m.Dst]]) != p.index {
+			return fmt.Errorf("a message for component %d, which member %d does not run", m.Dst, p.index)
+		}
+		p.pending[m.Dst] = append(p.pending[m.Dst], m)
+		p.wake[m.Dst] = clock.Min(p.wake[m.Dst], m.At)
+	}
+	return nil
+}
+
+// step runs group g to cycle to: its components that have work before
+// to, in member order. It returns the group's next wake.
+func (p *part) step(g int, to clock.Cycle) clock.Cycle {
+	members := p.n.Groups[g].Members
+	for _, id := range members {
+		if p.wake[id] < to {
+			c := p.n.Comps[id]
+			if len(p.pending[id]) > 0 {
+				c.Deliver(p.pending[id])
+				p.pending[id] = p.pending[id][:0]
+			}
+			p.wake[id] = c.Advance(to, &p.out)
+			p.route(g)
+		}
+	}
+	next := clock.Never
+	for _, id := range members {
+		next = clock.Min(next, p.wake[id])
+	}
+	return next
+}
+
+// route files what a component of group g sent: for this member's
+// components at once, for another member's in its batch; every group but
+// g is to be woken by the clock.
+func (p *part) route(g int) {
+	for k := range p.out.Msgs {
+		m := &p.out.Msgs[k]
+		dg := p.groupOf[m.Dst]
+		if o := int(p.owner[dg]); o == p.index {
+			p.pending[m.Dst] = append(p.pending[m.Dst], *m)
+			p.wake[m.Dst] = clock.Min(p.wake[m.Dst], m.At)
+		} else {
+			p.batch[o] = append(p.batch[o], *m)
+		}
+		if dg != g && m.At < p.wakeAt[dg] {
+			if p.wakeAt[dg] == clock.Never {
+				p.touched = append(p.touched, dg)
+			}
+			p.wakeAt[dg] = m.At
+		}
+	}
+	p.out.Msgs = p.out.Msgs[:0]
+}
+
+// held is every message this member's components have not taken.
+func (p *part) held() []messages.Msg {
+	var msgs []messages.Msg
+	for id, q := range p.pending {
+		if int(p.owner[p.groupOf[id]]) == p.index {
+			msgs = append(msgs, q...)
+		}
+	}
+	return msgs
+}
+
+// MemberOptions configure a member process.
+type MemberOptions struct {
+	Join      string // the coordinator's address, host:port
+	Listen    string // where this member listens (host:port; default 127.0.0.1:0)
+	Advertise string // the address peers reach it at, when not the listen address
+	Token     []byte
+	// Timeout bounds the wait for the coordinator's answer to the join
+	// and, once the run is over, for the coordinator to let go.
+	Timeout time.Duration
+	Log     *slog.Logger
+}
+
+// RunMember joins the run the coordinator at o.Join holds and runs its
+// share of it; it returns when the run is over (nil), or with what ended
+// it: a refused join, a coordinator gone or silent, a failure here.
+func RunMember(ctx context.Context, o MemberOptions) error {
+	if o.Listen == "" {
+		o.Listen = "127.0.0.1:0"
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	nd, err := startNode(o.Listen, o.Advertise, o.Log)
+	if err != nil {
+		return err
+	}
+	defer nd.stop()
+	end := make(chan error, 1)
+	ma := &memberActor{o: o, coord: actor.NewPID(o.Join, coordinatorName), end: end}
+	if _, err := nd.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return ma }), memberName); err != nil {
+		return err
+	}
+	o.Log.Info("member listening", "address", nd.address(), "coordinator", o.Join)
+	select {
+	case err := <-end:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("member stopped: %w", ctx.Err())
+	}
+}
+
+// memberActor is a member's actor: it joins the coordinator, builds its
+// part, runs it window by window as the coordinator's ticks say and the
+// other members' batches arrive, and sends its totals at the end.
+type memberActor struct {
+	o        MemberOptions
+	coord    *actor.PID
+	end      chan<- error
+	p        *part
+	peers    []*actor.PID
+	received uint64   // batches received, whole run
+	batches  []*Batch // received and not yet taken
+	tick     *Tick    // a tick waiting for batches
+	finish   *Finish  // the end, waiting for batches
+	enc      []byte
+	finished bool // Final sent
+	over     bool // end reported
+}
+
+func (m *memberActor) Receive(ctx actor.Context) {
+	defer func() {
+		if v := recover(); v != nil {
+			m.stop(fmt.Errorf("member failed: %v", v))
+		}
+	}()
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		ctx.SetReceiveTimeout(m.o.Timeout)
+		ctx.Request(m.coord, &Join{Token: m.o.Token})
+	case *Refused:
+		m.stop(fmt.Errorf("the coordinator at %s refused the join: %s", m.o.Join, msg.Reason))
+	case *Setup:
+		if m.fromCoordinator(ctx) {
+			m.stopOn(m.setup(ctx, msg))
+		}
+	case *Tick:
+		if m.fromCoordinator(ctx) {
+			m.tick = msg
+			m.stopOn(m.runReady(ctx))
+		}
+	case *Batch:
+		m.stopOn(m.takeBatch(ctx, msg))
+	case *Finish:
+		if m.fromCoordinator(ctx) {
+			m.finish = msg
+			m.stopOn(m.runReady(ctx))
+		}
+	case *actor.Terminated:
+		if msg.Who.Equal(m.coord) {
+			if m.finished {
+				m.stop(nil)
+			} else {
+				m.stop(fmt.Errorf("the coordinator at %s is gone", m.o.Join))
+			}
+		}
+	case *actor.ReceiveTimeout:
+		switch {
+		case m.finished:
+			m.stop(nil)
+		case m.p == nil:
+			m.stop(fmt.Errorf("no answer from the coordinator at %s within %s", m.o.Join, m.o.Timeout))
+		}
+	}
+}
+
+func (m *memberActor) stop(err error) {
+	if !m.over {
+		m.over = true
+		m.end <- err
+	}
+}
+
+func (m *memberActor) stopOn(err error) {
+	if err != nil {
+		m.stop(err)
+	}
+}
+
+// fromCoordinator reports whether the message came from the coordinator
+// this member joined; others are logged and dropped.
+func (m *memberActor) fromCoordinator(ctx actor.Context) bool {
+	if s := ctx.Sender(); s != nil && s.Equal(m.coord) {
+		return true
+	}
+	m.o.Log.Warn("dropped a message not from the coordinator", "type", fmt.Sprintf("%T", ctx.Message()), "sender", ctx.Sender())
+	return false
+}
+
+func (m *memberActor) setup(ctx actor.Context, s *Setup) error {
+	if m.p != nil {
+		return errors.New("a second setup")
+	}
+	var cfg fabric.Config
+	if err := json.Unmarshal(s.Config, &cfg); err != nil {
+		return fmt.Errorf("setup: the config: %w", err)
+	}
+	n, err := sim.Build(cfg)
+	if err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	if len(s.Owner) != len(n.Groups) || int(s.Index) >= len(s.Peers) || s.Index < 0 {
+		return fmt.Errorf("setup: %d owners for %d groups, member %d of %d", len(s.Owner), len(n.Groups), s.Index, len(s.Peers))
+	}
+	for i, a := range s.Peers {
+		m.peers = append(m.peers, actor.NewPID(a, memberName))
+		_ = i
+	}
+	m.p = newPart(n, int(s.Index), s.Owner, len(s.Peers))
+	ctx.SetReceiveTimeout(0) // the coordinator's timeouts govern the run
+	ctx.Watch(m.coord)
+	m.o.Log.Info("member set up", "index", s.Index, "members", len(s.Peers))
+	ctx.Request(m.coord, &Ready{Index: s.Index})
+	return nil
+}
+
+func (m *memberActor) takeBatch(ctx actor.Context, b *Batch) error {
+	if m.p == nil || b.From < 0 || int(b.From) >= len(m.peers) || int(b.From) == m.p.index {
+		m.o.Log.Warn("dropped a batch from an unknown member", "from", b.From, "sender", ctx.Sender())
+		return nil
+	}
+	if s := ctx.Sender(); s == nil || !s.Equal(m.peers[b.From]) {
+		m.o.Log.Warn("dropped a batch whose sender is not the member it names", "from", b.From, "sender", s)
+		return nil
+	}
+	m.received++
+	m.batches = append(m.batches, b)
+	return m.runReady(ctx)
+}
+
+// runReady runs the waiting tick or finish once every batch it expects
+// has arrived.
+func (m *memberActor) runReady(ctx actor.Context) error {
+	if m.p == nil {
+		return nil
+	}
+	if t := m.tick; t != nil && m.received >= t.Expect {
+		m.tick = nil
+		return m.runTick(ctx, t)
+	}
+	if f := m.finish; f != nil && m.received >= f.Expect {
+		m.finish = nil
+		return m.final(ctx)
+	}
+	return nil
+}
+
+// takeBatches files the batches sent in windows before seq, in the order
+// of their windows and senders.
+func (m *memberActor) takeBatches(seq uint64) error {
+	slices.SortFunc(m.batches, func(a, b *Batch) int {
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.From, b.From))
+	})
+	k := 0
+	var msgs []messages.Msg
+	for ; k < len(m.batches) && m.batches[k].Seq < seq; k++ {
+		b := m.batches[k]
+		var err error
+		if msgs, err = decodeMsgs(msgs[:0], b.Msgs, int(b.Count)); err != nil {
+			return fmt.Errorf("member %d's batch of window %d: %w", b.From, b.Seq, err)
+		}
+		if err := m.p.take(msgs); err != nil {
+			return fmt.Errorf("member %d's batch of window %d: %w", b.From, b.Seq, err)
+		}
+	}
+	m.batches = append(m.batches[:0], m.batches[k:]...)
+	return nil
+}
+
+func (m *memberActor) runTick(ctx actor.Context, t *Tick) error {
+	began := time.Now()
+	if err := m.takeBatches(t.Seq); err != nil {
+		return err
+	}
+	p := m.p
+	d := &Done{Index: int32(p.index), Seq: t.Seq}
+	for _, g := range t.Groups {
+		if g < 0 || int(g) >= len(p.owner) || int(p.owner[g]) != p.index {
+			return fmt.Errorf("window %d: told to run group %d, which is not this member's", t.Seq, g)
+		}
+		d.Groups = append(d.Groups, g)
+		d.Next = append(d.Next, int64(p.step(int(g), clock.Cycle(t.To))))
+	}
+	for _, g := range p.touched {
+		d.WakeGroups, d.WakeAt = append(d.WakeGroups, int32(g)), append(d.WakeAt, int64(p.wakeAt[g]))
+		p.wakeAt[g] = clock.Never
+	}
+	p.touched = p.touched[:0]
+	for to, msgs := range p.batch {
+		if len(msgs) == 0 {
+			continue
+		}
+		m.enc = appendMsgs(m.enc[:0], msgs)
+		b := &Batch{From: int32(p.index), Seq: t.Seq, Msgs: append([]byte(nil), m.enc...), Count: int32(len(msgs))}
+		ctx.Request(m.peers[to], b)
+		d.SentTo = append(d.SentTo, int32(to))
+		d.BatchBytes += uint64(len(b.Msgs))
+		p.batch[to] = msgs[:0]
+	}
+	d.BusyNs = time.Since(began).Nanoseconds()
+	ctx.Request(m.coord, d)
+	return nil
+}
+
+// final takes every batch left and sends this member's part of the
+// results.
+func (m *memberActor) final(ctx actor.Context) error {
+	if err := m.takeBatches(^uint64(0)); err != nil {
+		return err
+	}
+	tot, err := encodeTotals(m.p.n.Totals())
+	if err != nil {
+		return err
+	}
+	ctx.Request(m.coord, &Final{Index: int32(m.p.index), Totals: tot, Held: appendMsgs(nil, m.p.held()), HeldCount: int32(len(m.p.held()))})
+	m.finished = true
+	// The coordinator ends its process once it has every member's totals,
+	// which this member sees as its end; the timeout is for a coordinator
+	// that does not.
+	ctx.SetReceiveTimeout(m.o.Timeout)
+	return nil
+}
