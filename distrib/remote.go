@@ -72,9 +72,9 @@ func (n *node) stop() {
 	n.system.Shutdown()
 }
 
-// isLoopback reports whether host (of a listen address) binds loopback
+// IsLoopback reports whether the host of a listen address binds loopback
 // only.
-func isLoopback(listen string) bool {
+func IsLoopback(listen string) bool {
 	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
 		return false

@@ -25,6 +25,7 @@ type runFlags struct {
 	cycles, warmup, window                  int64
 	seed                                    uint64
 	observe                                 observeFlags
+	dist                                    distFlags
 }
 
 // register binds every flag of `run`: the shared config flags, the point
@@ -40,6 +41,7 @@ func (f *runFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.memProfile, "memprofile", "", "write a pprof heap profile at the end of the run here")
 	fs.StringVar(&f.execTrace, "exectrace", "", "write a Go execution trace (runtime/trace, for go tool trace) of the run here")
 	f.observe.register(fs)
+	f.dist.registerRun(fs)
 }
 
 // registerConfig binds the flags that build a config the same way in

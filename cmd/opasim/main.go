@@ -10,6 +10,7 @@
 //	opasim plot DIR       redraw a sweep's plots
 //	opasim trace gen KIND a VEF trace of a trace-shaped workload (stencil3d, hpl, …)
 //	opasim flow static    the flow-level engine: link loads and throughput (flow dynamic: completion times)
+//	opasim run --distributed N, opasim member --join ADDR: one run across processes
 //
 // It is the wiring only: it reads flags, builds a config, runs it with
 // package sim on the engine the config names (sim.Sequential or
@@ -51,7 +52,7 @@ func newRootCmd() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newRunCmd(), newBenchCmd(), newQoSCmd(), newTopoCmd())
 	root.AddCommand(newSweepCmd(), newPlotCmd())
-	root.AddCommand(newTraceCmd(), newStressCmd(), newFlowCmd())
+	root.AddCommand(newTraceCmd(), newStressCmd(), newFlowCmd(), newMemberCmd())
 	argsAreInput(root)
 	return root
 }

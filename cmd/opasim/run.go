@@ -47,12 +47,18 @@ func runOnce(cmd *cobra.Command, f *runFlags) error {
 	if err := f.observe.check(f.cpuProfile); err != nil {
 		return badInput(err)
 	}
+	if err := f.dist.check(cmd.Flags(), f); err != nil {
+		return badInput(err)
+	}
 	if err := f.checkOutputs(); err != nil {
 		return err
 	}
 	n, err := buildNetwork(cfg)
 	if err != nil {
 		return err
+	}
+	if f.dist.members > 0 {
+		return runDistributed(cmd, f, n)
 	}
 	ctx, stopped := onSignals(cmd.Context())
 	res, err := f.execute(ctx, cmd, n)
@@ -88,7 +94,7 @@ func report(cmd *cobra.Command, out string, res *sim.Results) error {
 		}
 		return fmt.Errorf("the network is blocked (%s); stuck:\n  %s", what, strings.Join(res.Stuck, "\n  "))
 	}
-	if !res.ConservationOK {
+	if !res.ConservationOK && !conservationNotChecked(res) {
 		return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
 	}
 	return nil
@@ -161,7 +167,10 @@ func printSummary(w io.Writer, r *sim.Results) {
 			s.NormalizedThroughput, s.Latency.MeanCycles, s.Latency.P50Cycles, s.Latency.P99Cycles)
 	}
 	ok := "ok"
-	if !r.ConservationOK {
+	switch {
+	case conservationNotChecked(r):
+		ok = "not checked (distributed run)"
+	case !r.ConservationOK:
 		ok = "FAILED"
 	}
 	view := c.QoS.SchedulerView

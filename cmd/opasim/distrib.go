@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/opasim/opasim/distrib"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/sim"
+)
+
+// tokenEnv names the environment variable that holds a distributed run's
+// shared token when no --token-file is given. The token is never a flag
+// value: a command line is visible to every user of the host (ps).
+const tokenEnv = "OPASIM_TOKEN"
+
+// minTokenBytes bounds a token from below: a short secret is guessed.
+const minTokenBytes = 16
+
+// distFlags are the flags of a distributed run, on `run` (the coordinator)
+// and `member`.
+type distFlags struct {
+	members              int
+	listen, advertise    string
+	tokenFile            string
+	timeout, joinTimeout time.Duration
+}
+
+func (d *distFlags) registerCommon(fs *pflag.FlagSet, listenHelp string) {
+	fs.StringVar(&d.listen, "listen", "127.0.0.1:0", listenHelp)
+	fs.StringVar(&d.advertise, "advertise", "", "the host:port the other processes reach this one at, when not the --listen address "+
+		"(needed with a --listen on every interface, e.g. 0.0.0.0:7700)")
+	fs.StringVar(&d.tokenFile, "token-file", "", "file holding the run's shared token (default: the "+tokenEnv+" environment variable)")
+}
+
+func (d *distFlags) registerRun(fs *pflag.FlagSet) {
+	fs.IntVar(&d.members, "distributed", 0, "run across this many member processes (opasim member --join ADDR), this one the coordinator; "+
+		"see docs/distributed.md")
+	d.registerCommon(fs, "with --distributed: where the coordinator listens for members (host:port; port 0 picks one, printed on stderr)")
+	fs.DurationVar(&d.timeout, "member-timeout", distrib.DefaultTimeout, "with --distributed: fail the run when a member does not report a window "+
+		"(or its network build) within this long")
+	fs.DurationVar(&d.joinTimeout, "join-timeout", 10*time.Minute, "with --distributed: fail when the members have not all joined within this long")
+}
+
+// token reads the shared token: the --token-file's contents (surrounding
+// white space dropped), else $OPASIM_TOKEN.
+func (d *distFlags) token() ([]byte, error) {
+	var tok []byte
+	from := tokenEnv
+	if d.tokenFile != "" {
+		data, err := os.ReadFile(d.tokenFile)
+		if err != nil {
+			return nil, fmt.Errorf("--token-file: %w", err)
+		}
+		tok, from = bytes.TrimSpace(data), "--token-file "+d.tokenFile
+	} else {
+		tok = []byte(os.Getenv(tokenEnv))
+	}
+	if len(tok) < minTokenBytes {
+		return nil, fmt.Errorf("a distributed run needs a shared token of at least %d bytes in %s or a --token-file; %s has %d",
+			minTokenBytes, tokenEnv, from, len(tok))
+	}
+	return tok, nil
+}
+
+// check refuses flags a distributed run cannot honour.
+func (d *distFlags) check(fs *pflag.FlagSet, f *runFlags) error {
+	if d.members == 0 {
+		for _, name := range []string{"listen", "advertise", "token-file", "member-timeout", "join-timeout"} {
+			if fs.Changed(name) {
+				return fmt.Errorf("--%s needs --distributed", name)
+			}
+		}
+		return nil
+	}
+	if d.members < 1 {
+		return fmt.Errorf("--distributed: %d is not allowed: must be at least 1", d.members)
+	}
+	if d.timeout <= 0 || d.joinTimeout <= 0 {
+		return errors.New("--member-timeout and --join-timeout must be positive durations, e.g. 30s")
+	}
+	if f.observe.metricsAddr != "" || f.observe.pyroscopeURL != "" {
+		return errors.New("--metrics-addr and --pyroscope-url are not available with --distributed: the coordinator's copy of the network never runs")
+	}
+	return nil
+}
+
+// logger logs the distributed run's events (joins, refusals) on w.
+func distLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+// runDistributed is `opasim run --distributed N`: it coordinates the run
+// of n over N members and reports like a run in one process.
+func runDistributed(cmd *cobra.Command, f *runFlags, n *fabric.Network) error {
+	tok, err := f.dist.token()
+	if err != nil {
+		return badInput(err)
+	}
+	stderr := cmd.ErrOrStderr()
+	if !isLoopbackListen(f.dist.listen) {
+		fmt.Fprintf(stderr, "opasim: warning: --listen %s is reachable from other hosts; the run's traffic is not encrypted (the token only gates the join)\n", f.dist.listen)
+	}
+	if groups := len(n.Groups); groups < 8*f.dist.members {
+		fmt.Fprintf(stderr, "opasim: warning: %d groups for %d members: a window's work per member is small, the barrier across processes may cost more than it saves\n",
+			groups, f.dist.members)
+	}
+	ctx, stopped := onSignals(cmd.Context())
+	stopProfile, err := startProfiles(f.cpuProfile, f.memProfile, f.execTrace)
+	if err != nil {
+		return badInput(err)
+	}
+	res, rep, err := distrib.Coordinate(ctx, n, distrib.Options{Members: f.dist.members, Listen: f.dist.listen, Advertise: f.dist.advertise,
+		Token: tok, Timeout: f.dist.timeout, JoinTimeout: f.dist.joinTimeout, Log: distLogger(stderr),
+		Listening: func(a string) { fmt.Fprintf(stderr, "opasim: coordinator listening on %s for %d members\n", a, f.dist.members) }})
+	if perr := stopProfile(); perr != nil && err == nil {
+		err = perr
+	}
+	sig := stopped()
+	if err != nil {
+		return fmt.Errorf("distributed run failed, no results written (the members' parts of the network are needed for any): %w", err)
+	}
+	printDistReport(cmd.OutOrStdout(), rep)
+	if err := report(cmd, f.out, res); err != nil {
+		return err
+	}
+	if res.Interrupted && sig != nil {
+		return sig
+	}
+	return nil
+}
+
+// conservationNotChecked reports whether r is a distributed run's, whose
+// conservation check is not made (distrib.NotChecked): no failure.
+func conservationNotChecked(r *sim.Results) bool {
+	return len(r.ConservationProblems) == 1 && r.ConservationProblems[0] == distrib.NotChecked
+}
+
+func printDistReport(w io.Writer, r distrib.Report) {
+	perWindow := func(x int64) float64 {
+		if r.Windows == 0 {
+			return 0
+		}
+		return float64(x) / float64(r.Windows)
+	}
+	fmt.Fprintf(w, "distributed: %s\n", r.Plan.Describe())
+	fmt.Fprintf(w, "distributed: %d windows, %d batches, %d bytes of messages (%.0f bytes/window); barrier %.1f us/window of %.1f us/window wall\n",
+		r.Windows, r.Batches, r.Bytes, perWindow(r.Bytes), perWindow(r.Barrier.Nanoseconds())/1e3, perWindow(r.Wall.Nanoseconds())/1e3)
+}
+
+func isLoopbackListen(addr string) bool { return distrib.IsLoopback(addr) }
+
+func newMemberCmd() *cobra.Command {
+	var d distFlags
+	var join string
+	cmd := &cobra.Command{
+		Use:   "member --join HOST:PORT",
+		Short: "Host part of a distributed run (opasim run --distributed N) until it ends",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if join == "" {
+				return badInput(errors.New("--join: the coordinator's host:port is needed"))
+			}
+			tok, err := d.token()
+			if err != nil {
+				return badInput(err)
+			}
+			if !distrib.IsLoopback(d.listen) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "opasim: warning: --listen %s is reachable from other hosts; the run's traffic is not encrypted\n", d.listen)
+			}
+			ctx, stopped := onSignals(cmd.Context())
+			err = distrib.RunMember(ctx, distrib.MemberOptions{Join: join, Listen: d.listen, Advertise: d.advertise, Token: tok,
+				Timeout: d.timeout, Log: distLogger(cmd.ErrOrStderr())})
+			if sig := stopped(); sig != nil && err != nil {
+				return sig
+			}
+			return err
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&join, "join", "", "the coordinator's host:port (opasim run --distributed prints it)")
+	d.registerCommon(fs, "where this member listens for the coordinator and the other members (host:port; port 0 picks one)")
+	fs.DurationVar(&d.timeout, "timeout", distrib.DefaultTimeout, "fail when the coordinator does not answer the join within this long")
+	return cmd
+}
