@@ -120,7 +120,9 @@ func runDistributed(cmd *cobra.Command, f *runFlags, n *fabric.Network) error {
 	}
 	res, rep, err := distrib.Coordinate(ctx, n, distrib.Options{Members: f.dist.members, Listen: f.dist.listen, Advertise: f.dist.advertise,
 		Token: tok, Timeout: f.dist.timeout, JoinTimeout: f.dist.joinTimeout, Log: distLogger(stderr),
-		Listening: func(a string) { fmt.Fprintf(stderr, "opasim: coordinator listening on %s for %d members\n", a, f.dist.members) }})
+		Listening: func(a string) {
+			fmt.Fprintf(stderr, "opasim: coordinator listening on %s for %d members\n", a, f.dist.members)
+		}})
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
 	}
