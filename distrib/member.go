@@ -169,7 +169,7 @@ type memberActor struct {
 	end      chan<- error
 	p        *part
 	peers    []*actor.PID
-	received uint64   // batches received, whole run
+	taken    uint64   // batches filed, whole run
 	batches  []*Batch // received and not yet taken
 	tick     *Tick    // a tick waiting for batches
 	finish   *Finish  // the end, waiting for batches
@@ -283,7 +283,6 @@ func (m *memberActor) takeBatch(ctx actor.Context, b *Batch) error {
 		m.o.Log.Warn("dropped a batch whose sender is not the member it names", "from", b.From, "sender", s)
 		return nil
 	}
-	m.received++
 	m.batches = append(m.batches, b)
 	return m.runReady(ctx)
 }
@@ -294,15 +293,28 @@ func (m *memberActor) runReady(ctx actor.Context) error {
 	if m.p == nil {
 		return nil
 	}
-	if t := m.tick; t != nil && m.received >= t.Expect {
+	if t := m.tick; t != nil && m.before(t.Seq) >= t.Expect {
 		m.tick = nil
 		return m.runTick(ctx, t)
 	}
-	if f := m.finish; f != nil && m.received >= f.Expect {
+	if f := m.finish; f != nil && m.before(^uint64(0)) >= f.Expect {
 		m.finish = nil
 		return m.final(ctx)
 	}
 	return nil
+}
+
+// before counts the batches received from windows before seq: a faster
+// member's batch of the window seq itself may already be here, and must
+// not stand in for a slower member's of an earlier window.
+func (m *memberActor) before(seq uint64) uint64 {
+	n := m.taken
+	for _, b := range m.batches {
+		if b.Seq < seq {
+			n++
+		}
+	}
+	return n
 }
 
 // takeBatches files the batches sent in windows before seq, in the order
@@ -323,6 +335,7 @@ func (m *memberActor) takeBatches(seq uint64) error {
 			return fmt.Errorf("member %d's batch of window %d: %w", b.From, b.Seq, err)
 		}
 	}
+	m.taken += uint64(k)
 	m.batches = append(m.batches[:0], m.batches[k:]...)
 	return nil
 }

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const testToken = "distrib-test-token-0123456789"
+
+// proc is an opasim process of a distributed run, its stderr read line by
+// line as it comes.
+type proc struct {
+	cmd    *exec.Cmd
+	stdout strings.Builder
+	mu     sync.Mutex
+	stderr strings.Builder
+	lines  chan string
+	done   chan error
+}
+
+// start starts opasim with args and token in $OPASIM_TOKEN (none when
+// empty).
+func start(t *testing.T, token string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(binary, args...), lines: make(chan string, 1024), done: make(chan error, 1)}
+	p.cmd.Env = append(os.Environ(), "OPASIM_TOKEN="+token)
+	p.cmd.Stdout = &p.stdout
+	errPipe, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.stderr.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			select {
+			case p.lines <- sc.Text():
+			default:
+			}
+		}
+		_, _ = io.Copy(io.Discard, errPipe)
+		p.done <- p.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Signal(syscall.SIGCONT)
+		_ = p.cmd.Process.Kill()
+	})
+	return p
+}
+
+// await waits for a stderr line matching re and returns its first
+// submatch.
+func (p *proc) await(t *testing.T, re *regexp.Regexp, within time.Duration) string {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case l := <-p.lines:
+			if m := re.FindStringSubmatch(l); m != nil {
+				return m[len(m)-1]
+			}
+		case <-deadline:
+			t.Fatalf("no line matching %s within %s; stderr:\n%s", re, within, p.errText())
+		}
+	}
+}
+
+func (p *proc) errText() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// wait waits for the process to end and returns its exit status.
+func (p *proc) wait(t *testing.T, within time.Duration) int {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		if err == nil {
+			return 0
+		}
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		t.Fatal(err)
+	case <-time.After(within):
+		t.Fatalf("%v still running after %s; stderr:\n%s", p.cmd.Args, within, p.errText())
+	}
+	return -1
+}
+
+var listening = regexp.MustCompile(`coordinator listening on (\S+) for`)
+
+// coordinate starts `opasim run --distributed members` with args and
+// returns it with its address.
+func coordinate(t *testing.T, members string, args ...string) (*proc, string) {
+	t.Helper()
+	c := start(t, testToken, append([]string{"run", "--distributed", members}, args...)...)
+	return c, c.await(t, listening, 30*time.Second)
+}
+
+// resultsMap reads a results JSON as a map, without the fields that are
+// not the simulation's outcome (the engine, its speed) or that a
+// distributed run does not make (the conservation check).
+func resultsMap(t *testing.T, path string) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"engine", "partitions", "wall_seconds", "cycles_per_second", "flits_per_second", "conservation_ok", "conservation_problems"} {
+		delete(m, k)
+	}
+	delete(m["config"].(map[string]any), "engine")
+	return m
+}
+
+// TestDistributedEqualsOneProcess: a run across 2 and 3 member processes
+// on loopback gives the results of the sequential engine in one process,
+// digest and every measured figure, on a tree and a torus.
+func TestDistributedEqualsOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	torus := writer(t, dir)("torus.yaml", "switch:\n  central_buffer_flits: 1024\n")
+	for _, c := range []struct{ name, preset, config string }{{"tree", "tree-8ary-2", ""}, {"torus", "torus2d-4x4", torus}} {
+		args := []string{"--preset", c.preset, "--cycles", "1500", "--warmup", "300", "--load", "0.7"}
+		if c.config != "" {
+			args = append(args, "--config", c.config)
+		}
+		one := filepath.Join(dir, c.name+"-1.json")
+		if _, stderr, code := opasim(t, append([]string{"run", "--engine", "sequential", "--out", one}, args...)...); code != 0 {
+			t.Fatalf("%s, one process: exit %d: %s", c.name, code, stderr)
+		}
+		want := resultsMap(t, one)
+		for _, members := range []int{2, 3} {
+			out := filepath.Join(dir, c.name+"-d.json")
+			coord, addr := coordinate(t, string(rune('0'+members)), append(args, "--out", out)...)
+			var ms []*proc
+			for i := 0; i < members; i++ {
+				ms = append(ms, start(t, testToken, "member", "--join", addr))
+			}
+			if code := coord.wait(t, time.Minute); code != 0 {
+				t.Fatalf("%s on %d members: coordinator exit %d: %s", c.name, members, code, coord.errText())
+			}
+			for i, m := range ms {
+				if code := m.wait(t, 30*time.Second); code != 0 {
+					t.Errorf("%s: member %d exit %d: %s", c.name, i, code, m.errText())
+				}
+			}
+			got := resultsMap(t, out)
+			if got["digest"] != want["digest"] || got["delivered_flits"].(float64) == 0 {
+				t.Errorf("%s on %d members: digest %v (%v flits), one process %v (%v flits)", c.name, members,
+					got["digest"], got["delivered_flits"], want["digest"], want["delivered_flits"])
+			}
+			for k, v := range want {
+				g, _ := json.Marshal(got[k])
+				w, _ := json.Marshal(v)
+				if string(g) != string(w) {
+					t.Errorf("%s on %d members: %s = %s, one process %s", c.name, members, k, g, w)
+				}
+			}
+			if !strings.Contains(coord.stdout.String(), "conservation not checked (distributed run)") {
+				t.Errorf("%s: the summary does not say the conservation check was not made:\n%s", c.name, coord.stdout.String())
+			}
+		}
+	}
+}
+
+// TestDistributedMemberFaults: a member killed mid-run, or one that stops
+// answering (SIGSTOP), fails the run within the member timeout with a
+// message naming it and the last window every member completed; the other
+// member ends too; nothing hangs.
+func TestDistributedMemberFaults(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGSTOP} {
+		coord, addr := coordinate(t, "2", "--preset", "tree-8ary-2", "--cycles", "100000000", "--load", "0.7", "--member-timeout", "3s")
+		m0 := start(t, testToken, "member", "--join", addr)
+		m1 := start(t, testToken, "member", "--join", addr)
+		idx := m1.await(t, regexp.MustCompile(`msg="member set up" index=(\d+)`), 30*time.Second) // its place is the order of joining
+		time.Sleep(500 * time.Millisecond) // well into the run
+		began := time.Now()
+		if err := m1.cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		code := coord.wait(t, 30*time.Second)
+		took := time.Since(began)
+		msg := coord.errText()
+		if code != 1 {
+			t.Errorf("%v: coordinator exit %d, want 1; stderr:\n%s", sig, code, msg)
+		}
+		if !regexp.MustCompile(`member `+idx+` \(127\.0\.0\.1:\d+\)`).MatchString(msg) ||
+			!regexp.MustCompile(`last window every member completed: window \d+, cycles \[\d+, \d+\)`).MatchString(msg) {
+			t.Errorf("%v: the failure does not name the member and the last window:\n%s", sig, msg)
+		}
+		if sig == syscall.SIGSTOP && !strings.Contains(msg, "no answer within 3s") {
+			t.Errorf("SIGSTOP: the failure is not the timeout:\n%s", msg)
+		}
+		if took > 10*time.Second {
+			t.Errorf("%v: the run failed %s after the signal; the timeout is 3s", sig, took)
+		}
+		if code := m0.wait(t, 30*time.Second); code == 0 {
+			t.Errorf("%v: the surviving member exited 0 after the coordinator failed: %s", sig, m0.errText())
+		}
+		t.Logf("%v: failed after %s: %s", sig, took.Round(time.Millisecond), lastLine(msg))
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestDistributedToken: a member with a wrong token is refused (and exits
+// with the reason), the coordinator logs the refusal and goes on with the
+// members that have it; a member with no token does not start.
+func TestDistributedToken(t *testing.T) {
+	coord, addr := coordinate(t, "2", "--preset", "tree-8ary-2", "--cycles", "1000", "--warmup", "100")
+	bad := start(t, "a-wrong-token-of-the-same-length", "member", "--join", addr)
+	if code := bad.wait(t, 30*time.Second); code != 1 || !strings.Contains(bad.errText(), "refused the join: wrong or missing token") {
+		t.Errorf("wrong token: exit %d, stderr:\n%s", code, bad.errText())
+	}
+	coord.await(t, regexp.MustCompile(`msg="refused a join" from=127\.0\.0\.1:\d+ reason="wrong or missing token"`), 10*time.Second)
+	_, stderr, code := opasim(t, "member", "--join", addr) // OPASIM_TOKEN as the test runs: unset or short
+	if os.Getenv("OPASIM_TOKEN") == "" && (code != 2 || !strings.Contains(stderr, "needs a shared token")) {
+		t.Errorf("no token: exit %d, stderr: %s", code, stderr)
+	}
+	m0 := start(t, testToken, "member", "--join", addr)
+	m1 := start(t, testToken, "member", "--join", addr)
+	if code := coord.wait(t, time.Minute); code != 0 {
+		t.Fatalf("coordinator exit %d after the refusal: %s", code, coord.errText())
+	}
+	for _, m := range []*proc{m0, m1} {
+		if code := m.wait(t, 30*time.Second); code != 0 {
+			t.Errorf("member exit %d: %s", code, m.errText())
+		}
+	}
+}
