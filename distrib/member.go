@@ -126,6 +126,13 @@ type MemberOptions struct {
 	// and, once the run is over, for the coordinator to let go.
 	Timeout time.Duration
 	Log     *slog.Logger
+	// Listening, when set, is told the member's address once it listens;
+	// Gate, when set, holds the join until it is closed. Tests that run
+	// several members in one process use them to start every node before
+	// any talks (protoactor's remote sets grpc's global logger at each
+	// start, which the race detector sees against a running node).
+	Listening func(address string)
+	Gate      <-chan struct{}
 }
 
 // RunMember joins the run the coordinator at o.Join holds and runs its
@@ -146,6 +153,16 @@ func RunMember(ctx context.Context, o MemberOptions) error {
 		return err
 	}
 	defer nd.stop()
+	if o.Listening != nil {
+		o.Listening(nd.address())
+	}
+	if o.Gate != nil {
+		select {
+		case <-o.Gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	end := make(chan error, 1)
 	ma := &memberActor{o: o, coord: actor.NewPID(o.Join, coordinatorName), end: end}
 	if _, err := nd.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return ma }), memberName); err != nil {

@@ -194,7 +194,7 @@ func TestDistributedMemberFaults(t *testing.T) {
 		m0 := start(t, testToken, "member", "--join", addr)
 		m1 := start(t, testToken, "member", "--join", addr)
 		idx := m1.await(t, regexp.MustCompile(`msg="member set up" index=(\d+)`), 30*time.Second) // its place is the order of joining
-		time.Sleep(500 * time.Millisecond) // well into the run
+		time.Sleep(500 * time.Millisecond)                                                        // well into the run
 		began := time.Now()
 		if err := m1.cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)

@@ -1,0 +1,264 @@
+package distrib
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/opasim/opasim/clock"
+	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/sim"
+)
+
+// TestCodecCoversMsg sets each field of messages.Msg (and of its Packet)
+// in turn, to a value that differs from At, and checks it survives the
+// batch encoding: a field the fields table misses fails here.
+func TestCodecCoversMsg(t *testing.T) {
+	var cases []messages.Msg
+	var set func(v reflect.Value, path string)
+	set = func(v reflect.Value, path string) {
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Field(i)
+			if f.Kind() == reflect.Struct {
+				set(f, path+v.Type().Field(i).Name+".")
+				continue
+			}
+			m := messages.Msg{At: 1000}
+			target := reflect.ValueOf(&m).Elem().FieldByIndex(fieldIndex(reflect.TypeOf(m), path+v.Type().Field(i).Name))
+			switch target.Kind() {
+			case reflect.Bool:
+				target.SetBool(true)
+			case reflect.Uint8, reflect.Uint64:
+				target.SetUint(7)
+			default:
+				target.SetInt(-3)
+			}
+			cases = append(cases, m)
+		}
+	}
+	set(reflect.ValueOf(messages.Msg{}), "")
+	cases = append(cases, messages.Msg{At: 5, Start: 5, Pkt: messages.Packet{ID: 1<<40 | 9, Tail: 5}}) // cycles equal to At
+	b := appendMsgs(nil, cases)
+	got, err := decodeMsgs(nil, b, len(cases))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cases {
+		if got[i] != cases[i] {
+			t.Errorf("case %d: decoded %+v, encoded %+v", i, got[i], cases[i])
+		}
+	}
+	if _, err := decodeMsgs(nil, b[:len(b)-1], len(cases)); err == nil {
+		t.Error("a truncated batch decoded")
+	}
+	if _, err := decodeMsgs(nil, b, len(cases)-1); err == nil {
+		t.Error("a batch with a message more than its count decoded")
+	}
+}
+
+func fieldIndex(t reflect.Type, path string) []int {
+	var idx []int
+	for _, name := range strings.Split(path, ".") {
+		f, _ := t.FieldByName(name)
+		idx = append(idx, f.Index...)
+		t = f.Type
+	}
+	return idx
+}
+
+// TestMergedTotals: the totals merged from the members equal, field by
+// field, the totals of the same run in one process (sequential engine),
+// after each member's totals went through their encoding.
+func TestMergedTotals(t *testing.T) {
+	cfg := testConfig("tree-8ary-2", 1200)
+	cfg.Traffic.Load = 1.0 // queues fill: throttling, stalls and undelivered packets all count
+	one, err := sim.Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim.RunSequential(context.Background(), one, sim.Hooks{})
+	want := one.Totals()
+	if want.UndeliveredPackets == 0 || want.CreditStallCycles == 0 {
+		t.Fatalf("the run tests too little: %d undelivered packets, %d stall cycles", want.UndeliveredPackets, want.CreditStallCycles)
+	}
+	built, err := sim.Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Partition(built, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := runParts(t, cfg, plan.Owner, 3)
+	sum, base := baseTotals(built)
+	for i, p := range parts {
+		b, err := encodeTotals(p.n.Totals())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tot, err := decodeTotals(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mergeTotals(&sum, &tot, &base); err != nil {
+			t.Fatalf("member %d: %v", i, err)
+		}
+	}
+	wantStats, gotStats := want.Stats, sum.Stats
+	want.Stats, sum.Stats = nil, nil
+	if !reflect.DeepEqual(sum, want) {
+		t.Errorf("merged totals differ:\n got %+v\nwant %+v", sum, want)
+	}
+	for sl := range wantStats.Lat {
+		if !wantStats.Lat[sl].Equals(gotStats.Lat[sl]) || !wantStats.NetLat[sl].Equals(gotStats.NetLat[sl]) {
+			t.Errorf("SL %d: the merged latency histograms differ", sl)
+		}
+	}
+	if !reflect.DeepEqual(wantStats.Series, gotStats.Series) || !reflect.DeepEqual(wantStats.Delivered, gotStats.Delivered) {
+		t.Errorf("merged statistics differ: series %v / %v, delivered %v / %v", gotStats.Series, wantStats.Series, gotStats.Delivered, wantStats.Delivered)
+	}
+}
+
+// runParts runs cfg's network as members parts in one goroutine, window
+// by window with the window loop, batches handed over at each barrier:
+// the members' work without the processes.
+func runParts(t *testing.T, cfg fabric.Config, owner []int32, members int) []*part {
+	t.Helper()
+	var parts []*part
+	for i := 0; i < members; i++ {
+		n, err := sim.Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, newPart(n, i, owner, members))
+	}
+	loop := sim.NewWindows(context.Background(), parts[0].n, sim.Hooks{})
+	for {
+		w, due, ok := loop.Next()
+		if !ok {
+			break
+		}
+		for _, g := range due {
+			loop.Done(g, parts[owner[g]].step(g, w.To))
+		}
+		for _, p := range parts {
+			for _, g := range p.touched {
+				loop.Wake(g, p.wakeAt[g])
+				p.wakeAt[g] = clock.Never
+			}
+			p.touched = p.touched[:0]
+			for to, msgs := range p.batch {
+				if err := parts[to].take(msgs); err != nil {
+					t.Fatal(err)
+				}
+				p.batch[to] = msgs[:0]
+			}
+		}
+		loop.Barrier(0)
+	}
+	return parts
+}
+
+// TestPartition: the plans are balanced and cut what the doc comment
+// says; networks too small for the members are refused.
+func TestPartition(t *testing.T) {
+	for _, c := range []struct {
+		preset    string
+		members   int
+		switches  []int
+		cut, link int
+	}{
+		{"tree-8ary-2", 2, []int{8, 8}, 32, 64}, // every edge switch reaches every top switch: half the links
+		{"torus2d-4x4", 2, []int{8, 8}, 80, 320},
+		{"tree-8ary-3", 2, []int{96, 96}, 256, 1024}, // half the 512 links between the two upper levels, no other
+	} {
+		cfg := testConfig(c.preset, 100)
+		n, err := sim.Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Partition(n, c.members)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(p.Switches, c.switches) || p.Cut != c.cut || p.Links != c.link {
+			t.Errorf("%s on %d members: %s, want switches %v, %d of %d links cut", c.preset, c.members, p.Describe(), c.switches, c.cut, c.link)
+		}
+		for g, grp := range n.Groups {
+			for h, other := range n.Groups {
+				if grp.Switch == other.Switch && p.Owner[g] != p.Owner[h] {
+					t.Errorf("%s: switch %d's groups on two members", c.preset, grp.Switch)
+				}
+			}
+		}
+	}
+	single, err := sim.Build(fabric.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Partition(single, 2); err == nil || !strings.Contains(err.Error(), "at most one member per switch") {
+		t.Errorf("a single switch on 2 members: %v", err)
+	}
+	tree, err := sim.Build(testConfig("tree-8ary-2", 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Partition(tree, 9); err == nil || !strings.Contains(err.Error(), "per switch of a tree level (8)") {
+		t.Errorf("tree-8ary-2 on 9 members: %v", err)
+	}
+}
+
+// TestJoinRefused: joins with a wrong token and with none are refused,
+// and the run goes on with members that present it.
+func TestJoinRefused(t *testing.T) {
+	skipUnderRace(t)
+	cfg := testConfig("tree-8ary-2", 300)
+	n, err := sim.Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	addr := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := Coordinate(ctx, n, Options{Members: 1, Token: testToken, Log: quietLog(), Timeout: 10 * time.Second,
+			JoinTimeout: 20 * time.Second, Listening: func(a string) { addr <- a }})
+		done <- err
+	}()
+	// Two members with a wrong token and with none, then one with it.
+	ends := make(chan error, 3)
+	startMembers(ctx, <-addr, 3, ends, []byte("a-wrong-token-of-some-length"), []byte{})
+	refused, ok := 0, 0
+	for i := 0; i < 3; i++ {
+		switch err := <-ends; {
+		case err == nil:
+			ok++
+		case strings.Contains(err.Error(), "refused the join: wrong or missing token"):
+			refused++
+		default:
+			t.Errorf("member: %v", err)
+		}
+	}
+	if refused != 2 || ok != 1 {
+		t.Errorf("%d members refused and %d ran, want 2 and 1", refused, ok)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("coordinator: %v", err)
+	}
+}
+
+// TestCoordinatorRefuses: no token, or a trace replay, is refused before
+// anything listens.
+func TestCoordinatorRefuses(t *testing.T) {
+	n, err := sim.Build(testConfig("tree-8ary-2", 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Coordinate(context.Background(), n, Options{Members: 2}); err == nil || !strings.Contains(err.Error(), "shared token") {
+		t.Errorf("no token: %v", err)
+	}
+}
