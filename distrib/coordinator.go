@@ -46,6 +46,7 @@ type Report struct {
 	Windows int64         // windows run
 	Batches int64         // batches between members
 	Bytes   int64         // their encoded messages
+	Msgs    int64         // the messages in them
 	Wall    time.Duration // from the first tick to the last report
 	// Barrier is the sum over windows of the window's wall time (ticks
 	// sent to the last report) less the longest member's own time in it:
@@ -301,6 +302,7 @@ func (c *coordinator) barrier() error {
 			c.report.Batches++
 		}
 		c.report.Bytes += int64(d.BatchBytes)
+		c.report.Msgs += int64(d.BatchMsgs)
 	}
 	c.loop.Barrier(wall)
 	c.report.Windows++

@@ -385,6 +385,7 @@ func (m *memberActor) runTick(ctx actor.Context, t *Tick) error {
 		ctx.Request(m.peers[to], b)
 		d.SentTo = append(d.SentTo, int32(to))
 		d.BatchBytes += uint64(len(b.Msgs))
+		d.BatchMsgs += uint64(len(msgs))
 		p.batch[to] = msgs[:0]
 	}
 	d.BusyNs = time.Since(began).Nanoseconds()

@@ -398,7 +398,8 @@ type Done struct {
 	WakeAt        []int64                `protobuf:"varint,6,rep,packed,name=wake_at,json=wakeAt,proto3" json:"wake_at,omitempty"`
 	SentTo        []int32                `protobuf:"varint,7,rep,packed,name=sent_to,json=sentTo,proto3" json:"sent_to,omitempty"`
 	BatchBytes    uint64                 `protobuf:"varint,8,opt,name=batch_bytes,json=batchBytes,proto3" json:"batch_bytes,omitempty"`
-	BusyNs        int64                  `protobuf:"varint,9,opt,name=busy_ns,json=busyNs,proto3" json:"busy_ns,omitempty"` // the member's wall time in the window, batches taken and sent
+	BusyNs        int64                  `protobuf:"varint,9,opt,name=busy_ns,json=busyNs,proto3" json:"busy_ns,omitempty"`           // the member's wall time in the window, batches taken and sent
+	BatchMsgs     uint64                 `protobuf:"varint,10,opt,name=batch_msgs,json=batchMsgs,proto3" json:"batch_msgs,omitempty"` // the messages in those batches
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -492,6 +493,13 @@ func (x *Done) GetBatchBytes() uint64 {
 func (x *Done) GetBusyNs() int64 {
 	if x != nil {
 		return x.BusyNs
+	}
+	return 0
+}
+
+func (x *Done) GetBatchMsgs() uint64 {
+	if x != nil {
+		return x.BatchMsgs
 	}
 	return 0
 }
@@ -640,7 +648,7 @@ const file_wire_proto_rawDesc = "" +
 	"\x04from\x18\x01 \x01(\x05R\x04from\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x12\n" +
 	"\x04msgs\x18\x03 \x01(\fR\x04msgs\x12\x14\n" +
-	"\x05count\x18\x04 \x01(\x05R\x05count\"\xe7\x01\n" +
+	"\x05count\x18\x04 \x01(\x05R\x05count\"\x86\x02\n" +
 	"\x04Done\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x16\n" +
@@ -652,7 +660,10 @@ const file_wire_proto_rawDesc = "" +
 	"\asent_to\x18\a \x03(\x05R\x06sentTo\x12\x1f\n" +
 	"\vbatch_bytes\x18\b \x01(\x04R\n" +
 	"batchBytes\x12\x17\n" +
-	"\abusy_ns\x18\t \x01(\x03R\x06busyNs\" \n" +
+	"\abusy_ns\x18\t \x01(\x03R\x06busyNs\x12\x1d\n" +
+	"\n" +
+	"batch_msgs\x18\n" +
+	" \x01(\x04R\tbatchMsgs\" \n" +
 	"\x06Finish\x12\x16\n" +
 	"\x06expect\x18\x01 \x01(\x04R\x06expect\"h\n" +
 	"\x05Final\x12\x14\n" +

@@ -154,8 +154,12 @@ func printDistReport(w io.Writer, r distrib.Report) {
 		return float64(x) / float64(r.Windows)
 	}
 	fmt.Fprintf(w, "distributed: %s\n", r.Plan.Describe())
-	fmt.Fprintf(w, "distributed: %d windows, %d batches, %d bytes of messages (%.0f bytes/window); barrier %.1f us/window of %.1f us/window wall\n",
-		r.Windows, r.Batches, r.Bytes, perWindow(r.Bytes), perWindow(r.Barrier.Nanoseconds())/1e3, perWindow(r.Wall.Nanoseconds())/1e3)
+	perMsg := 0.0
+	if r.Msgs > 0 {
+		perMsg = float64(r.Bytes) / float64(r.Msgs)
+	}
+	fmt.Fprintf(w, "distributed: %d windows, %d batches of %d messages, %d bytes (%.0f bytes/window, %.1f bytes/message); barrier %.1f us/window of %.1f us/window wall\n",
+		r.Windows, r.Batches, r.Msgs, r.Bytes, perWindow(r.Bytes), perMsg, perWindow(r.Barrier.Nanoseconds())/1e3, perWindow(r.Wall.Nanoseconds())/1e3)
 }
 
 func isLoopbackListen(addr string) bool { return distrib.IsLoopback(addr) }
