@@ -133,6 +133,11 @@ type MemberOptions struct {
 	// start, which the race detector sees against a running node).
 	Listening func(address string)
 	Gate      <-chan struct{}
+	// Observe, when set, is called once the member has built its network
+	// and knows its index; the observer it returns sees each group the
+	// member steps (GroupDone) and each window it runs (WindowDone), on
+	// the member actor's goroutine (live metrics of this member's part).
+	Observe func(n *fabric.Network, index int) sim.Observer
 }
 
 // RunMember joins the run the coordinator at o.Join holds and runs its
@@ -191,6 +196,7 @@ type memberActor struct {
 	tick     *Tick    // a tick waiting for batches
 	finish   *Finish  // the end, waiting for batches
 	enc      []byte
+	obs      sim.Observer
 	finished bool // Final sent
 	over     bool // end reported
 }
@@ -284,6 +290,9 @@ func (m *memberActor) setup(ctx actor.Context, s *Setup) error {
 		_ = i
 	}
 	m.p = newPart(n, int(s.Index), s.Owner, len(s.Peers))
+	if m.o.Observe != nil {
+		m.obs = m.o.Observe(n, int(s.Index))
+	}
 	ctx.SetReceiveTimeout(0) // the coordinator's timeouts govern the run
 	ctx.Watch(m.coord)
 	m.o.Log.Info("member set up", "index", s.Index, "members", len(s.Peers))
@@ -368,8 +377,18 @@ func (m *memberActor) runTick(ctx actor.Context, t *Tick) error {
 		if g < 0 || int(g) >= len(p.owner) || int(p.owner[g]) != p.index {
 			return fmt.Errorf("window %d: told to run group %d, which is not this member's", t.Seq, g)
 		}
+		var stepped time.Time
+		if m.obs != nil {
+			stepped = time.Now()
+		}
 		d.Groups = append(d.Groups, g)
 		d.Next = append(d.Next, int64(p.step(int(g), clock.Cycle(t.To))))
+		if m.obs != nil {
+			m.obs.GroupDone(int(g), clock.Window{From: clock.Cycle(t.From), To: clock.Cycle(t.To)}, time.Since(stepped))
+		}
+	}
+	if m.obs != nil {
+		m.obs.WindowDone(clock.Window{From: clock.Cycle(t.From), To: clock.Cycle(t.To)}, 0)
 	}
 	for _, g := range p.touched {
 		d.WakeGroups, d.WakeAt = append(d.WakeGroups, int32(g)), append(d.WakeAt, int64(p.wakeAt[g]))

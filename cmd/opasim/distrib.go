@@ -6,14 +6,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
+	"strconv"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/opasim/opasim/distrib"
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/monitor"
 	"github.com/opasim/opasim/sim"
 )
 
@@ -166,7 +174,7 @@ func isLoopbackListen(addr string) bool { return distrib.IsLoopback(addr) }
 
 func newMemberCmd() *cobra.Command {
 	var d distFlags
-	var join string
+	var join, metricsAddr string
 	cmd := &cobra.Command{
 		Use:   "member --join HOST:PORT",
 		Short: "Host part of a distributed run (opasim run --distributed N) until it ends",
@@ -182,9 +190,18 @@ func newMemberCmd() *cobra.Command {
 			if !distrib.IsLoopback(d.listen) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "opasim: warning: --listen %s is reachable from other hosts; the run's traffic is not encrypted\n", d.listen)
 			}
+			mo := distrib.MemberOptions{Join: join, Listen: d.listen, Advertise: d.advertise, Token: tok,
+				Timeout: d.timeout, Log: distLogger(cmd.ErrOrStderr())}
+			if metricsAddr != "" {
+				srv, err := serveMemberMetrics(metricsAddr, &mo)
+				if err != nil {
+					return badInput(err)
+				}
+				defer srv.Close()
+				fmt.Fprintf(cmd.ErrOrStderr(), "opasim: serving this member's metrics on http://%s/metrics\n", srv.Addr)
+			}
 			ctx, stopped := onSignals(cmd.Context())
-			err = distrib.RunMember(ctx, distrib.MemberOptions{Join: join, Listen: d.listen, Advertise: d.advertise, Token: tok,
-				Timeout: d.timeout, Log: distLogger(cmd.ErrOrStderr())})
+			err = distrib.RunMember(ctx, mo)
 			if sig := stopped(); sig != nil && err != nil {
 				return sig
 			}
@@ -195,5 +212,35 @@ func newMemberCmd() *cobra.Command {
 	fs.StringVar(&join, "join", "", "the coordinator's host:port (opasim run --distributed prints it)")
 	d.registerCommon(fs, "where this member listens for the coordinator and the other members (host:port; port 0 picks one)")
 	fs.DurationVar(&d.timeout, "timeout", distrib.DefaultTimeout, "fail when the coordinator does not answer the join within this long")
+	fs.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics of this member's part of the run on /metrics at this host:port, "+
+		"every series labelled member=\"INDEX\" (a bare :9464 stays on loopback); off by default")
 	return cmd
+}
+
+// serveMemberMetrics serves /metrics at value (as --metrics-addr of run)
+// at once, empty until the member knows its part: then the live metrics
+// of its groups (monitor.Metrics) and its process's, every series with a
+// member label. Groups of other members stay as built: their series are
+// zeros; a dashboard sums over members.
+func serveMemberMetrics(value string, mo *distrib.MemberOptions) (*http.Server, error) {
+	addr, err := metricsListenAddr(value)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, listenError(value, err)
+	}
+	reg := prometheus.NewRegistry()
+	mo.Observe = func(n *fabric.Network, index int) sim.Observer {
+		m := monitor.NewMetrics(n, monitor.MetricsOptions{})
+		prometheus.WrapRegistererWith(prometheus.Labels{"member": strconv.Itoa(index)}, reg).MustRegister(m,
+			collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		return m
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, Addr: ln.Addr().String()}
+	go func() { _ = srv.Serve(ln) }()
+	return srv, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -251,4 +252,33 @@ func TestDistributedToken(t *testing.T) {
 			t.Errorf("member exit %d: %s", code, m.errText())
 		}
 	}
+}
+
+// TestDistributedMemberMetrics: a member with --metrics-addr serves the
+// live metrics of its part of the run, each series labelled with its
+// index, while the run goes on.
+func TestDistributedMemberMetrics(t *testing.T) {
+	coord, addr := coordinate(t, "2", "--preset", "tree-8ary-2", "--cycles", "100000000", "--load", "0.7")
+	m0 := start(t, testToken, "member", "--join", addr, "--metrics-addr", "127.0.0.1:0")
+	url := m0.await(t, regexp.MustCompile(`serving this member's metrics on (http://\S+)`), 30*time.Second)
+	start(t, testToken, "member", "--join", addr)
+	idx := m0.await(t, regexp.MustCompile(`msg="member set up" index=(\d+)`), 30*time.Second)
+	series := regexp.MustCompile(`(?m)^opasim_delivered_flits_total\{member="` + idx + `",sl="VO"\} (\d+)$`)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if m := series.FindSubmatch(body); m != nil && string(m[1]) != "0" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no delivered flits with member=%q on %s within 20s:\n%.2000s", idx, url, body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	_ = coord.cmd.Process.Kill()
 }
