@@ -56,8 +56,11 @@ func runInProcess(t *testing.T, cfg fabric.Config, members int) (*sim.Results, R
 }
 
 func TestInProcessDigest(t *testing.T) {
-	for _, preset := range []string{"tree-8ary-2", "torus2d-4x4"} {
-		cfg := testConfig(preset, 1500)
+	preempt := testConfig("tree-8ary-2", 1500)
+	preempt.Traffic.Load = 0.9
+	preempt.QoS.Preemption = fabric.PreemptionConfig{MinFlits: 4, Preempts: map[string][]string{"VO": {"VI", "CL", "BE", "BK"}, "VI": {"CL", "BE", "BK"}}}
+	for preset, cfg := range map[string]fabric.Config{"tree-8ary-2": testConfig("tree-8ary-2", 1500),
+		"torus2d-4x4": testConfig("torus2d-4x4", 1500), "tree-8ary-2 with preemption": preempt} {
 		n, err := sim.Build(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -67,6 +70,12 @@ func TestInProcessDigest(t *testing.T) {
 			got, rep := runInProcess(t, cfg, members)
 			if got.Digest != want.Digest {
 				t.Errorf("%s on %d members: digest %s, sequential %s", preset, members, got.Digest, want.Digest)
+			}
+			if !got.ConservationOK || !want.ConservationOK {
+				t.Errorf("%s on %d members: conservation %v, sequential %v", preset, members, got.ConservationProblems, want.ConservationProblems)
+			}
+			if want.Preemption != nil && want.Preemption.Preemptions == 0 {
+				t.Errorf("%s: no packet preempted: the case tests nothing", preset)
 			}
 			if got.DeliveredFlits == 0 || got.DeliveredFlits != want.DeliveredFlits || got.Latency != want.Latency {
 				t.Errorf("%s on %d members: delivered %d flits, latency %+v; sequential %d, %+v", preset, members,

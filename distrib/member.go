@@ -105,6 +105,9 @@ func (p *part) route(g int) {
 	p.out.Msgs = p.out.Msgs[:0]
 }
 
+// runs reports whether this member runs component id.
+func (p *part) runs(id messages.CompID) bool { return int(p.owner[p.groupOf[id]]) == p.index }
+
 // held is every message this member's components have not taken.
 func (p *part) held() []messages.Msg {
 	var msgs []messages.Msg
@@ -418,11 +421,12 @@ func (m *memberActor) final(ctx actor.Context) error {
 	if err := m.takeBatches(^uint64(0)); err != nil {
 		return err
 	}
-	tot, err := encodeTotals(m.p.n.Totals())
+	held := m.p.held()
+	tot, err := encodeTotals(m.p.n.Totals(), m.p.n.ConservationTerms(held, m.p.runs))
 	if err != nil {
 		return err
 	}
-	ctx.Request(m.coord, &Final{Index: int32(m.p.index), Totals: tot, Held: appendMsgs(nil, m.p.held()), HeldCount: int32(len(m.p.held()))})
+	ctx.Request(m.coord, &Final{Index: int32(m.p.index), Totals: tot, Held: appendMsgs(nil, held), HeldCount: int32(len(held))})
 	m.finished = true
 	// The coordinator ends its process once it has every member's totals,
 	// which this member sees as its end; the timeout is for a coordinator

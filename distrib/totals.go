@@ -27,12 +27,13 @@ type wireTotals struct {
 	Totals fabric.Totals
 	Lat    []*hdrhistogram.Snapshot
 	NetLat []*hdrhistogram.Snapshot
+	Terms  fabric.ConservationTerms
 }
 
-// encodeTotals encodes t (gzip of JSON: the histograms' counts are mostly
-// zeros).
-func encodeTotals(t fabric.Totals) ([]byte, error) {
-	w := wireTotals{Totals: t}
+// encodeTotals encodes t and the conservation terms c (gzip of JSON: the
+// histograms' counts are mostly zeros).
+func encodeTotals(t fabric.Totals, c fabric.ConservationTerms) ([]byte, error) {
+	w := wireTotals{Totals: t, Terms: c}
 	st := *t.Stats
 	for i := range st.Lat {
 		w.Lat, w.NetLat = append(w.Lat, st.Lat[i].Export()), append(w.NetLat, st.NetLat[i].Export())
@@ -53,24 +54,24 @@ func encodeTotals(t fabric.Totals) ([]byte, error) {
 // maxTotalsBytes bounds a decoded totals message.
 const maxTotalsBytes = 256 << 20
 
-func decodeTotals(b []byte) (fabric.Totals, error) {
+func decodeTotals(b []byte) (fabric.Totals, fabric.ConservationTerms, error) {
+	var w wireTotals
 	z, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
-		return fabric.Totals{}, fmt.Errorf("totals: %w", err)
+		return fabric.Totals{}, w.Terms, fmt.Errorf("totals: %w", err)
 	}
-	var w wireTotals
 	if err := json.NewDecoder(io.LimitReader(z, maxTotalsBytes)).Decode(&w); err != nil {
-		return fabric.Totals{}, fmt.Errorf("totals: %w", err)
+		return fabric.Totals{}, w.Terms, fmt.Errorf("totals: %w", err)
 	}
 	t := w.Totals
 	if t.Stats == nil || len(w.Lat) != len(t.Stats.Offered) || len(w.NetLat) != len(t.Stats.Offered) {
-		return fabric.Totals{}, fmt.Errorf("totals: the statistics do not have one histogram per SL")
+		return fabric.Totals{}, w.Terms, fmt.Errorf("totals: the statistics do not have one histogram per SL")
 	}
 	for i := range w.Lat {
 		t.Stats.Lat = append(t.Stats.Lat, hdrhistogram.Import(w.Lat[i]))
 		t.Stats.NetLat = append(t.Stats.NetLat, hdrhistogram.Import(w.NetLat[i]))
 	}
-	return t, nil
+	return t, w.Terms, nil
 }
 
 // mergeTotals adds what part adds to base (the totals of the network as

@@ -94,18 +94,44 @@ func TestMergedTotals(t *testing.T) {
 	}
 	parts := runParts(t, cfg, plan.Owner, 3)
 	sum, base := baseTotals(built)
+	var terms, lost fabric.ConservationTerms
 	for i, p := range parts {
-		b, err := encodeTotals(p.n.Totals())
+		held := p.held()
+		b, err := encodeTotals(p.n.Totals(), p.n.ConservationTerms(held, p.runs))
 		if err != nil {
 			t.Fatal(err)
 		}
-		tot, err := decodeTotals(b)
+		tot, ct, err := decodeTotals(b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := mergeTotals(&sum, &tot, &base); err != nil {
 			t.Fatalf("member %d: %v", i, err)
 		}
+		// The same terms, but member 0 loses the messages it holds.
+		lt := p.n.ConservationTerms(held[:0:0], p.runs)
+		if i > 0 || len(held) == 0 {
+			lt = ct
+		}
+		if i == 0 {
+			terms, lost = ct, lt
+			continue
+		}
+		if err := terms.Add(&ct); err != nil {
+			t.Fatal(err)
+		}
+		if err := lost.Add(&lt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if probs := terms.Check(); len(probs) > 0 {
+		t.Errorf("the members' conservation terms add up to problems: %v", probs)
+	}
+	if len(parts[0].held()) == 0 {
+		t.Fatal("member 0 holds no message: the loss is not tested")
+	}
+	if probs := lost.Check(); len(probs) == 0 {
+		t.Error("member 0's held messages lost, and the summed check found nothing")
 	}
 	wantStats, gotStats := want.Stats, sum.Stats
 	want.Stats, sum.Stats = nil, nil

@@ -71,18 +71,81 @@ func inboxOf(c Component) *inbox {
 // plus the credits on their way back; and every buffer's space accounting
 // equals what it holds.
 func (n *Network) CheckConservation(held []messages.Msg) []string {
+	t := n.ConservationTerms(held, nil)
+	return t.Check()
+}
+
+// ConservationTerms are the conservation check of one copy of a network
+// taken apart: what single components found wrong in themselves, and the
+// terms of the checks that span components, which add up over copies. A
+// distributed run gives each process a copy in which it runs some
+// components and leaves the others as built (holding nothing, owing
+// nothing): the sum of the copies' terms is the terms of the whole run.
+type ConservationTerms struct {
+	Problems  []string   // found within single components
+	Links     []LinkTerm // one per wired link and VL, in an order fixed by the network
+	Generated int64      // packets generated
+	Resident  int64      // delivered, dropped or held by a component
+	Packets   int64      // in flight (held messages)
+	Grants    int64      // grants in flight, whose packets are counted resident and in flight
+	// With a runs set: the partly sent packets whose receiver this copy
+	// does not run, and what this copy's receivers of links from
+	// components it does not run hold (and the packets held for them),
+	// which another copy's Partly entries are looked up in.
+	Partly  []PartlySent
+	Holding []PacketPlace
+}
+
+// LinkTerm is one link and VL: the sender's credits in use (Mirror), what
+// the receiver holds (Used), the packets on the link and the credits on
+// their way back.
+type LinkTerm struct {
+	ToNIC                      bool  // the receiver is a NIC (else an MPort input)
+	Sender                     int32 // its component
+	Index                      int32 // the NIC, or the receiving port
+	VL                         int32
+	Mirror, Used, OnLink, Back int64
+}
+
+func (l *LinkTerm) name() string {
+	if l.ToNIC {
+		return linkName("output port", messages.CompID(l.Sender), "NIC", int(l.Index))
+	}
+	return linkName("component", messages.CompID(l.Sender), "MPort input", int(l.Index))
+}
+
+// PartlySent is a packet a link sender has sent part of.
+type PartlySent struct {
+	Link string
+	PacketPlace
+}
+
+// PacketPlace is a packet at a link's receiver (component Dst, input Slot).
+type PacketPlace struct {
+	Dst  int32
+	Slot int32
+	ID   uint64
+}
+
+// ConservationTerms takes the check apart (ConservationTerms); held are
+// the messages an engine holds. runs, when not nil, tells the components
+// this copy runs: a partly sent packet whose receiver it does not run is
+// left to the copy that runs it (Partly, Holding).
+func (n *Network) ConservationTerms(held []messages.Msg, runs func(messages.CompID) bool) ConservationTerms {
 	f := n.inFlight(held)
-	var probs []string
-	bad := func(format string, a ...any) { probs = append(probs, fmt.Sprintf(format, a...)) }
-	var gen, resident int64
+	t := ConservationTerms{Packets: f.packets, Grants: f.grants}
+	bad := func(format string, a ...any) { t.Problems = append(t.Problems, fmt.Sprintf(format, a...)) }
+	partly := func(l *txLink, dst messages.CompID, slot int32, name string) {
+		n.checkPreempted(bad, f, l, dst, slot, name, runs, &t.Partly)
+	}
 	for _, nic := range n.nics {
-		n.checkPreempted(bad, f, &nic.lk, nic.upComp, nic.upSlot, fmt.Sprintf("NIC %d", nic.index))
+		partly(&nic.lk, nic.upComp, nic.upSlot, fmt.Sprintf("NIC %d", nic.index))
 		if nic.LateTails > 0 {
 			bad("NIC %d: %d news of a late tail came after the packet had been delivered", nic.index, nic.LateTails)
 		}
-		gen += nic.GenPackets
-		resident += nic.DeliveredPackets + nic.DroppedPackets + nic.resident(bad)
-		n.checkLink(bad, f, nic.id, nic.dnComp, 0, nic.rxUsed(), linkName("output port", nic.dnComp, "NIC", nic.index))
+		t.Generated += nic.GenPackets
+		t.Resident += nic.DeliveredPackets + nic.DroppedPackets + nic.resident(bad)
+		t.addLink(n, f, true, nic.id, nic.dnComp, 0, int32(nic.index), nic.rxUsed())
 	}
 	for _, sp := range n.switches {
 		for _, m := range sp.MPorts {
@@ -90,7 +153,7 @@ func (n *Network) CheckConservation(held []messages.Msg) []string {
 				bad("MPort %d: %d news of a late tail came after the packet had left", m.id, m.LateTails)
 			}
 			for i := range m.ibuf {
-				resident += m.ibuf[i].resident(&m.occ[i], nil, int64(m.id), bad)
+				t.Resident += m.ibuf[i].resident(&m.occ[i], nil, int64(m.id), bad)
 				if !m.wired[i] {
 					continue
 				}
@@ -98,42 +161,87 @@ func (n *Network) CheckConservation(held []messages.Msg) []string {
 				for vl := range used {
 					used[vl] = int64(m.occ[i].Used(vl))
 				}
-				n.checkLink(bad, f, m.id, m.upComp[i], int32(i), used, linkName("component", m.upComp[i], "MPort input", int(portOf(m.index, i))))
+				t.addLink(n, f, false, m.id, m.upComp[i], int32(i), int32(portOf(m.index, i)), used)
 			}
 		}
 		for b := range sp.Central.buf {
 			cb := &sp.Central.buf[b]
-			resident += cb.resident(&cb.space, &cb.isd, int64(sp.Central.id), bad)
+			t.Resident += cb.resident(&cb.space, &cb.isd, int64(sp.Central.id), bad)
 		}
 		for _, o := range sp.Outputs {
-			n.checkPreempted(bad, f, &o.lk, o.downComp, o.downSlot, fmt.Sprintf("switch %d output port %d", o.sw, o.port))
-			resident += o.resident(bad)
+			partly(&o.lk, o.downComp, o.downSlot, fmt.Sprintf("switch %d output port %d", o.sw, o.port))
+			t.Resident += o.resident(bad)
 		}
 	}
-	inFlight := f.packets - f.grants
-	if gen != resident+inFlight {
+	if runs != nil && f.ids != nil {
+		t.Holding = n.holding(f, runs)
+	}
+	return t
+}
+
+// addLink adds the terms of one link: used[vl] is what the receiver recv
+// holds; the sender's mirror, the packets on the link and the credits
+// returning come from the network and the messages in flight.
+func (t *ConservationTerms) addLink(n *Network, f *flight, toNIC bool, recv, sender messages.CompID, slot, index int32, used []int64) {
+	mirror := n.mirrorOf(sender)
+	for vl := range used {
+		t.Links = append(t.Links, LinkTerm{ToNIC: toNIC, Sender: int32(sender), Index: index, VL: int32(vl),
+			Mirror: int64(mirror.Used(vl)), Used: used[vl],
+			OnLink: f.pkts[[3]int64{int64(recv), int64(slot), int64(vl)}],
+			Back:   f.credits[[3]int64{int64(recv), int64(sender), int64(vl)}]})
+	}
+}
+
+// Add adds o, the terms of another copy of the same network, to t.
+func (t *ConservationTerms) Add(o *ConservationTerms) error {
+	if len(o.Links) != len(t.Links) {
+		return fmt.Errorf("conservation terms of %d links and VLs, this network has %d", len(o.Links), len(t.Links))
+	}
+	for i := range t.Links {
+		a, b := &t.Links[i], &o.Links[i]
+		if a.ToNIC != b.ToNIC || a.Sender != b.Sender || a.Index != b.Index || a.VL != b.VL {
+			return fmt.Errorf("conservation terms: link %d is %s VL %d, here %s VL %d", i, b.name(), b.VL, a.name(), a.VL)
+		}
+		a.Mirror, a.Used, a.OnLink, a.Back = a.Mirror+b.Mirror, a.Used+b.Used, a.OnLink+b.OnLink, a.Back+b.Back
+	}
+	t.Problems = append(t.Problems, o.Problems...)
+	t.Generated, t.Resident, t.Packets, t.Grants = t.Generated+o.Generated, t.Resident+o.Resident, t.Packets+o.Packets, t.Grants+o.Grants
+	t.Partly, t.Holding = append(t.Partly, o.Partly...), append(t.Holding, o.Holding...)
+	return nil
+}
+
+// Check compares the terms and returns every violation.
+func (t *ConservationTerms) Check() []string {
+	probs := append([]string(nil), t.Problems...)
+	bad := func(format string, a ...any) { probs = append(probs, fmt.Sprintf(format, a...)) }
+	for i := range t.Links {
+		l := &t.Links[i]
+		if l.Mirror != l.Used+l.OnLink+l.Back {
+			bad("%s VL %d: sender holds %d credits, but %d buffered + %d on the link + %d returning = %d",
+				l.name(), l.VL, l.Mirror, l.Used, l.OnLink, l.Back, l.Used+l.OnLink+l.Back)
+		}
+	}
+	if len(t.Partly) > 0 {
+		at := make(map[PacketPlace]bool, len(t.Holding))
+		for _, h := range t.Holding {
+			at[h] = true
+		}
+		for _, p := range t.Partly {
+			if !at[PacketPlace{Dst: p.Dst, Slot: -1, ID: p.ID}] && !at[PacketPlace{Dst: -1, Slot: -1, ID: p.ID}] {
+				bad("%s: packet %d is partly sent, but its receiver (component %d) does not hold it", p.Link, p.ID, p.Dst)
+			}
+		}
+	}
+	inFlight := t.Packets - t.Grants
+	if t.Generated != t.Resident+inFlight {
 		bad("packets: %d generated, but %d delivered or resident and %d in flight (net of %d grants in flight)",
-			gen, resident, inFlight, f.grants)
+			t.Generated, t.Resident, inFlight, t.Grants)
 	}
 	return probs
 }
 
 func linkName(from string, id messages.CompID, to string, idx int) string {
 	return fmt.Sprintf("link %s %d -> %s %d", from, id, to, idx)
-}
-
-// checkLink checks one link: used[vl] is what the receiver holds, the
-// sender's mirror must equal that plus what travels on the link either way.
-func (n *Network) checkLink(bad func(string, ...any), f *flight, recv, sender messages.CompID, slot int32, used []int64, name string) {
-	mirror := n.mirrorOf(sender)
-	for vl := range used {
-		onLink := f.pkts[[3]int64{int64(recv), int64(slot), int64(vl)}]
-		back := f.credits[[3]int64{int64(recv), int64(sender), int64(vl)}]
-		if got := int64(mirror.Used(vl)); got != used[vl]+onLink+back {
-			bad("%s VL %d: sender holds %d credits, but %d buffered + %d on the link + %d returning = %d",
-				name, vl, got, used[vl], onLink, back, used[vl]+onLink+back)
-		}
-	}
 }
 
 func (n *Network) mirrorOf(id messages.CompID) *Space {
@@ -236,11 +344,19 @@ func checkSpace(bad func(string, ...any), sp *Space, used []int64, name string) 
 // it, or its header is still on the link: both ends account for a partly
 // sent packet. (The
 // sender's space for it is counted with the releases above.)
-func (n *Network) checkPreempted(bad func(string, ...any), f *flight, l *txLink, dst messages.CompID, slot int32, name string) {
+// A partly sent packet whose receiver runs elsewhere (runs(dst) false)
+// goes to partly, to be looked up in the receiver's copy.
+func (n *Network) checkPreempted(bad func(string, ...any), f *flight, l *txLink, dst messages.CompID, slot int32, name string,
+	runs func(messages.CompID) bool, partly *[]PartlySent) {
 	check := func(r *txRec) {
-		if !f.ids[r.pk.ID] && !n.receiverHolds(dst, slot, r.pk.ID) {
-			bad("%s: packet %d is partly sent, but its receiver (component %d) does not hold it", name, r.pk.ID, dst)
+		if f.ids[r.pk.ID] || n.receiverHolds(dst, slot, r.pk.ID) {
+			return
 		}
+		if runs != nil && !runs(dst) {
+			*partly = append(*partly, PartlySent{Link: name, PacketPlace: PacketPlace{Dst: int32(dst), Slot: slot, ID: r.pk.ID}})
+			return
+		}
+		bad("%s: packet %d is partly sent, but its receiver (component %d) does not hold it", name, r.pk.ID, dst)
 	}
 	for i := range l.stack {
 		r := &l.stack[i]
@@ -291,4 +407,58 @@ func (s *source) holds(id uint64) bool {
 		}
 	}
 	return false
+}
+
+// holding lists, for a copy that runs the components runs says, the
+// packets held by its receivers of links whose sender it does not run, by
+// receiver and ID (Slot -1: the lookup of a partly sent packet is by
+// receiver and ID), and the packets on a link in f (held by the engine or
+// in an inbox), by ID only (Dst -1), as CheckConservation looks them up.
+func (n *Network) holding(f *flight, runs func(messages.CompID) bool) []PacketPlace {
+	var out []PacketPlace
+	for id := range f.ids {
+		out = append(out, PacketPlace{Dst: -1, Slot: -1, ID: id})
+	}
+	for _, nic := range n.nics {
+		if !runs(nic.id) || runs(nic.dnComp) {
+			continue
+		}
+		for i := 0; i < nic.rx.Len(); i++ {
+			out = append(out, PacketPlace{Dst: int32(nic.id), Slot: -1, ID: nic.rx.At(i).Pkt.ID})
+		}
+	}
+	for _, sp := range n.switches {
+		for _, m := range sp.MPorts {
+			if !runs(m.id) {
+				continue
+			}
+			for i := range m.ibuf {
+				if m.wired[i] && !runs(m.upComp[i]) {
+					m.ibuf[i].eachID(func(id uint64) {
+						out = append(out, PacketPlace{Dst: int32(m.id), Slot: -1, ID: id})
+					})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// eachID calls f with every packet the buffer holds, as holds looks for
+// them: queued, requested, being transferred.
+func (s *source) eachID(f func(uint64)) {
+	for q := range s.q {
+		for i := 0; i < s.q[q].Len(); i++ {
+			f(s.q[q].At(i).Pkt.ID)
+		}
+	}
+	if s.waiting {
+		f(s.inflight.Pkt.ID)
+	}
+	for i := range s.outs {
+		f(s.outs[i].e.Pkt.ID)
+	}
+	for i := range s.xfers {
+		f(s.xfers[i].id)
+	}
 }

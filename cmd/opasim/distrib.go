@@ -148,12 +148,6 @@ func runDistributed(cmd *cobra.Command, f *runFlags, n *fabric.Network) error {
 	return nil
 }
 
-// conservationNotChecked reports whether r is a distributed run's, whose
-// conservation check is not made (distrib.NotChecked): no failure.
-func conservationNotChecked(r *sim.Results) bool {
-	return len(r.ConservationProblems) == 1 && r.ConservationProblems[0] == distrib.NotChecked
-}
-
 func printDistReport(w io.Writer, r distrib.Report) {
 	perWindow := func(x int64) float64 {
 		if r.Windows == 0 {

@@ -94,7 +94,7 @@ func report(cmd *cobra.Command, out string, res *sim.Results) error {
 		}
 		return fmt.Errorf("the network is blocked (%s); stuck:\n  %s", what, strings.Join(res.Stuck, "\n  "))
 	}
-	if !res.ConservationOK && !conservationNotChecked(res) {
+	if !res.ConservationOK {
 		return fmt.Errorf("conservation check failed: %v", res.ConservationProblems)
 	}
 	return nil
@@ -167,10 +167,7 @@ func printSummary(w io.Writer, r *sim.Results) {
 			s.NormalizedThroughput, s.Latency.MeanCycles, s.Latency.P50Cycles, s.Latency.P99Cycles)
 	}
 	ok := "ok"
-	switch {
-	case conservationNotChecked(r):
-		ok = "not checked (distributed run)"
-	case !r.ConservationOK:
+	if !r.ConservationOK {
 		ok = "FAILED"
 	}
 	view := c.QoS.SchedulerView
