@@ -85,7 +85,7 @@ func Coordinate(ctx context.Context, n *fabric.Network, o Options) (*sim.Results
 	}
 	defer nd.stop()
 	c := &coordinator{ctx: ctx, o: o, n: n, plan: plan, config: cfg, end: make(chan error, 1),
-		expected: make([]uint64, o.Members), dones: make([]*Done, 0, o.Members), finals: make([]*Final, o.Members)}
+		expected: make([]uint64, o.Members), isReady: make([]bool, o.Members), dones: make([]*Done, 0, o.Members), finals: make([]*Final, o.Members)}
 	c.report.Plan = plan
 	if _, err := nd.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return c }), coordinatorName); err != nil {
 		return nil, Report{}, err
@@ -122,6 +122,7 @@ type coordinator struct {
 	loop   *sim.Windows
 
 	members  []*actor.PID // by index, in order of joining
+	isReady  []bool       // per member: its network is built
 	ready    int
 	running  bool
 	seq      uint64       // the window open
@@ -147,7 +148,8 @@ func (c *coordinator) Receive(ctx actor.Context) {
 	case *Join:
 		c.join(ctx, m)
 	case *Ready:
-		if c.fromMember(ctx, m.Index) {
+		if c.fromMember(ctx, m.Index) && !c.isReady[m.Index] {
+			c.isReady[m.Index] = true
 			c.ready++
 			if c.ready == len(c.members) {
 				c.loop = sim.NewWindows(c.ctx, c.n, sim.Hooks{Progress: c.o.Hooks.Progress})
@@ -348,8 +350,8 @@ func (c *coordinator) timeout() {
 // waits for now.
 func (c *coordinator) answered(i int) bool {
 	switch {
-	case !c.running:
-		return c.ready == len(c.members) // readiness is not tracked per member; all or none is known
+	case !c.running && c.ready < len(c.members):
+		return c.isReady[i]
 	case c.waiting > 0:
 		for _, d := range c.dones {
 			if int(d.Index) == i {

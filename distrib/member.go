@@ -288,9 +288,8 @@ func (m *memberActor) setup(ctx actor.Context, s *Setup) error {
 	if len(s.Owner) != len(n.Groups) || int(s.Index) >= len(s.Peers) || s.Index < 0 {
 		return fmt.Errorf("setup: %d owners for %d groups, member %d of %d", len(s.Owner), len(n.Groups), s.Index, len(s.Peers))
 	}
-	for i, a := range s.Peers {
+	for _, a := range s.Peers {
 		m.peers = append(m.peers, actor.NewPID(a, memberName))
-		_ = i
 	}
 	m.p = newPart(n, int(s.Index), s.Owner, len(s.Peers))
 	if m.o.Observe != nil {

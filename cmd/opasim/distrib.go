@@ -101,7 +101,7 @@ func (d *distFlags) check(fs *pflag.FlagSet, f *runFlags) error {
 	return nil
 }
 
-// logger logs the distributed run's events (joins, refusals) on w.
+// distLogger logs a distributed run's events (joins, refusals) on w.
 func distLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }
