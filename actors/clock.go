@@ -25,8 +25,8 @@ type clockActor struct {
 	dones     []*done    // this window's reports, by partition
 	in        []outgoing // what each partition sent in the last window, handed to all
 	work      work
-	sent      []bool // per group: sent messages in the last window
-	extra     []int  // groups sent messages and not due by the calendar
+	sent      []bool // per group: has messages in the exchange from the last window
+	extra     []int  // groups with messages in the exchange and not due by the calendar
 	waiting   int
 	timed     bool      // an observer wants the barrier's wall time
 	firstDone time.Time // the first partition of the window reported
@@ -78,7 +78,9 @@ func (c *clockActor) barrier() {
 	for _, d := range c.dones {
 		for _, w := range d.wakes {
 			c.loop.Wake(w.g, w.at)
-			c.sent[w.g] = true
+		}
+		for _, g := range d.out.groups {
+			c.sent[g] = true
 		}
 	}
 	c.loop.Barrier(c.lastDone.Sub(c.firstDone))
@@ -109,8 +111,9 @@ func (c *clockActor) advance(ctx actor.Context) {
 }
 
 // plan sets the window's work: the groups the calendar has due and those
-// that were sent messages (which must take them before the buffers they
-// are in are reused), in index order, cut at the partitions' ranges.
+// that have messages in the exchange (which they must take before the
+// buffers they are in are reused), in index order, cut at the partitions'
+// ranges.
 func (c *clockActor) plan(due []int) {
 	c.extra = c.extra[:0]
 	for _, g := range due {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/messages"
 	"github.com/opasim/opasim/sim"
@@ -17,14 +18,22 @@ import (
 
 // engine is one actor run of a network.
 type engine struct {
-	net        *fabric.Network
-	system     *actor.ActorSystem
-	ranges     [][2]int // per partition, the groups [lo, hi) it runs first; changed only between windows
-	parts      []*actor.PID
-	groups     []inline
-	fixed      bool  // never rebalance the partitions
-	groupOf    []int // component -> group
-	childOf    []int // component -> its index among its group's children
+	net     *fabric.Network
+	system  *actor.ActorSystem
+	ranges  [][2]int // per partition, the groups [lo, hi) it runs first; changed only between windows
+	parts   []*actor.PID
+	groups  []inline
+	fixed   bool  // never rebalance the partitions
+	refuse  int   // Engine.refuseEvery
+	groupOf []int // component -> group
+	childOf []int // component -> its index among its group's children
+	// children and wakes hold every group's children and their next
+	// wakes, group after group (group g's from firstChild[g]), so that
+	// the groups' children sit together in memory as the sequential
+	// engine's per-component arrays do.
+	children   []child
+	wakes      []clock.Cycle
+	firstChild []int
 	clockPID   *actor.PID
 	finished   chan struct{}
 	failed     chan error
@@ -39,13 +48,23 @@ type Engine struct {
 	// Fixed keeps the first partitioning (by the groups' component counts)
 	// for the whole run instead of rebalancing by measured time.
 	Fixed bool
+	// refuseEvery > 0 makes every refuseEvery-th hand-over of a message
+	// to another group fail as if that group were busy (tests: the
+	// exchange path, taken otherwise only when two workers meet).
+	refuseEvery int
+	// paths, if set, receives how the messages between groups went.
+	paths *paths
 }
+
+// paths counts the messages between groups handed to an idle group at
+// once (direct) and those left in the exchange for the next window.
+type paths struct{ direct, exchanged int64 }
 
 // Run drives n on actors until the configured end, an interruption of ctx,
 // or a failure of any actor (which aborts the run with an error: a model
 // actor is never restarted with fresh state).
 func (en Engine) Run(ctx context.Context, n *fabric.Network, h sim.Hooks) (sim.Outcome, error) {
-	return run(ctx, n, h, en.Fixed)
+	return run(ctx, n, h, en)
 }
 
 // Run drives n on actors with the default Engine.
@@ -72,13 +91,17 @@ func Partitions(n *fabric.Network) int {
 	return max(1, min(runtime.GOMAXPROCS(0), len(n.Groups)/groupsPerPartition))
 }
 
-func run(ctx context.Context, n *fabric.Network, h sim.Hooks, fixed bool) (sim.Outcome, error) {
+func run(ctx context.Context, n *fabric.Network, h sim.Hooks, en Engine) (sim.Outcome, error) {
 	loop := sim.NewWindows(ctx, n, h) // its wall time starts here
 	e := &engine{net: n, system: newSystem(), finished: make(chan struct{}, 1), failed: make(chan error, 1),
-		observer: h.Observer, fixed: fixed}
+		observer: h.Observer, fixed: en.Fixed, refuse: en.refuseEvery}
 	e.supervisor = stopAndReport{e.failed}
 	e.groupOf, e.childOf = make([]int, len(n.Comps)), make([]int, len(n.Comps))
+	e.children, e.wakes = make([]child, len(n.Comps)), make([]clock.Cycle, len(n.Comps))
+	first := 0
 	for gi, g := range n.Groups {
+		e.firstChild = append(e.firstChild, first)
+		first += len(g.Members)
 		for i, id := range g.Members {
 			e.groupOf[id], e.childOf[id] = gi, i
 		}
@@ -91,11 +114,15 @@ func run(ctx context.Context, n *fabric.Network, h sim.Hooks, fixed bool) (sim.O
 	// guardian reports like any other.
 	root := e.system.Root.WithGuardian(e.supervisor)
 	sp := newSpawner(e)
+	groups, boxes := make([]groupActor, len(n.Groups)), make([]inlineMailbox, len(n.Groups))
 	for g := range n.Groups {
-		e.groups = append(e.groups, sp.spawn(root, fmt.Sprintf("g%d", g), &groupActor{index: g, e: e}))
+		groups[g] = groupActor{index: g, e: e}
+		e.groups = append(e.groups, sp.spawn(root, fmt.Sprintf("g%d", g), &groups[g], &boxes[g]))
 	}
+	var partitions []*partitionActor
 	for q := range e.ranges {
 		pa := newPartition(e, q)
+		partitions = append(partitions, pa)
 		props := actor.PropsFromProducer(func() actor.Actor { return pa },
 			actor.WithDispatcher(p), actor.WithSupervisor(e.supervisor))
 		pid, err := root.SpawnNamed(props, fmt.Sprintf("p%d", q))
@@ -116,6 +143,12 @@ func run(ctx context.Context, n *fabric.Network, h sim.Hooks, fixed bool) (sim.O
 	}
 	held := e.collect(ca)
 	e.shutdown(false)
+	if en.paths != nil {
+		for _, pa := range partitions {
+			en.paths.direct += pa.x.direct
+			en.paths.exchanged += pa.x.exchanged
+		}
+	}
 	o := ca.loop.Outcome("actors")
 	o.InFlight, o.Partitions = held, len(e.ranges)
 	return o, nil
