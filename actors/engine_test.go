@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -342,6 +343,129 @@ func TestRouteKeepsSourceOrder(t *testing.T) {
 		if len(order) != 8 || x.direct+x.exchanged != 8 || e.wakes[1] != 100 {
 			t.Errorf("refusing every %d: %d messages filed (%d direct, %d exchanged), wake %d",
 				refuse, len(order), x.direct, x.exchanged, e.wakes[1])
+		}
+	}
+}
+
+// chanDriver is a member's driver in TestMembersAgree: its windows and
+// reports travel on channels to the in-process coordinator.
+type chanDriver struct {
+	win chan MemberWindow
+	rep chan MemberReport
+}
+
+func (d chanDriver) Next() (MemberWindow, bool) { w, ok := <-d.win; return w, ok }
+func (d chanDriver) Report(r MemberReport)      { d.rep <- r }
+
+// coordinate runs n over members actor engines (RunMember), each running
+// a contiguous range of the groups, driven by a coordinator that holds the
+// run's sim.Windows as a distributed run's does: it hands each member its
+// due groups and the messages the others sent its groups, applies every
+// member's Ran, then every Wake, and routes the Out messages. The members
+// share n (each steps only its own groups' components) and take their
+// windows one after another, so no two step at once.
+func coordinate(t *testing.T, n *fabric.Network, members int) sim.Outcome {
+	t.Helper()
+	owner := make([]int, len(n.Groups))
+	for g := range owner {
+		owner[g] = g * members / len(n.Groups)
+	}
+	drivers := make([]chanDriver, members)
+	type result struct {
+		held []messages.Msg
+		err  error
+	}
+	results := make(chan result, members)
+	for k := range drivers {
+		drivers[k] = chanDriver{win: make(chan MemberWindow), rep: make(chan MemberReport)}
+		owned := make([]bool, len(n.Groups))
+		for g, o := range owner {
+			owned[g] = o == k
+		}
+		go func(d chanDriver) {
+			held, err := RunMember(n, owned, d, Engine{})
+			results <- result{held, err}
+		}(drivers[k])
+	}
+	loop := sim.NewWindows(context.Background(), n, sim.Hooks{})
+	inbox := make([][]messages.Msg, members)
+	for {
+		w, due, ok := loop.Next()
+		if !ok {
+			break
+		}
+		reps := make([]MemberReport, members)
+		for k, d := range drivers {
+			var mine []int
+			for _, g := range due {
+				if owner[g] == k {
+					mine = append(mine, g)
+				}
+			}
+			d.win <- MemberWindow{W: w, Due: mine, In: inbox[k]}
+			inbox[k] = nil
+			reps[k] = <-d.rep
+		}
+		for _, r := range reps {
+			for _, x := range r.Ran {
+				loop.Done(x.Group, x.At)
+			}
+		}
+		for _, r := range reps {
+			for _, x := range r.Wakes {
+				loop.Wake(x.Group, x.At)
+			}
+			for _, m := range r.Out {
+				k := owner[groupOfComp(n, m.Dst)]
+				inbox[k] = append(inbox[k], m)
+			}
+		}
+		loop.Barrier(0)
+	}
+	o := loop.Outcome("actors")
+	for _, d := range drivers {
+		close(d.win)
+	}
+	for range drivers {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		o.InFlight = append(o.InFlight, r.held...)
+	}
+	for _, in := range inbox {
+		o.InFlight = append(o.InFlight, in...)
+	}
+	return o
+}
+
+func groupOfComp(n *fabric.Network, id messages.CompID) int {
+	for g, grp := range n.Groups {
+		if slices.Contains(grp.Members, id) {
+			return g
+		}
+	}
+	return -1
+}
+
+// TestMembersAgree: the groups of a run spread over two and three member
+// engines, driven window by window by a coordinator as a distributed run
+// drives them, give the sequential engine's digest on every config of
+// TestEnginesAgree (conservation checked on the whole network).
+func TestMembersAgree(t *testing.T) {
+	for name, cfg := range configs() {
+		seq := build(t, cfg)
+		want := sim.Measure(seq, sim.RunSequential(context.Background(), seq, sim.Hooks{}))
+		for _, members := range []int{2, 3} {
+			n := build(t, cfg)
+			if members > len(n.Groups) {
+				continue
+			}
+			got := sim.Measure(n, coordinate(t, n, members))
+			if got.Digest != want.Digest || !got.ConservationOK {
+				t.Errorf("%s, %d members: digest %s (conservation %v %v), sequential %s",
+					name, members, got.Digest, got.ConservationOK, got.ConservationProblems, want.Digest)
+			}
 		}
 	}
 }

@@ -194,7 +194,9 @@ func (g *groupActor) take(m *messages.Msg) {
 // another worker, the message goes to the exchange, and the group takes it
 // when it runs in the next window, as it does every later message from
 // this partition in this window (so that the messages of one source reach
-// it in the order they were sent, whichever way they go). Either way the
+// it in the order they were sent, whichever way they go). A message for
+// another member's group (a distributed run) goes to the exchange, which
+// the member reports at the barrier. Either way the
 // clock learns when the group must wake for it. A message always takes
 // effect in a later window than it was sent in, so when it is filed does
 // not change the results.
@@ -204,7 +206,7 @@ func (g *groupActor) route(m *messages.Msg, x *exchange) {
 		g.take(m)
 		return
 	}
-	if len(x.out.msgs[dg]) == 0 && g.post(dg, m, x) {
+	if len(x.out.msgs[dg]) == 0 && g.e.owns(dg) && g.post(dg, m, x) {
 		x.direct++
 	} else {
 		if len(x.out.msgs[dg]) == 0 {
