@@ -383,7 +383,7 @@ func coordinate(t *testing.T, n *fabric.Network, members int) sim.Outcome {
 			owned[g] = o == k
 		}
 		go func(d chanDriver) {
-			held, err := RunMember(n, owned, d, Engine{})
+			held, err := RunMember(n, owned, d, Engine{}, nil)
 			results <- result{held, err}
 		}(drivers[k])
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/messages"
+	"github.com/opasim/opasim/sim"
 )
 
 // A distributed run spreads the groups of one network over several member
@@ -57,13 +58,14 @@ type Driver interface {
 // had not taken at the end (its share of sim.Outcome.InFlight; the
 // messages it sent other members' groups went out with its reports). n is
 // the member's copy of the network: its other groups' components are never
-// stepped.
-func RunMember(n *fabric.Network, owned []bool, d Driver, en Engine) ([]messages.Msg, error) {
+// stepped. obs, if not nil, sees each group the member runs (GroupDone,
+// from the partitions) and each window (WindowDone, from its clock).
+func RunMember(n *fabric.Network, owned []bool, d Driver, en Engine, obs sim.Observer) ([]messages.Msg, error) {
 	if len(owned) != len(n.Groups) {
 		return nil, fmt.Errorf("member: %d groups marked, the network has %d", len(owned), len(n.Groups))
 	}
-	l := &memberLoop{d: d}
-	e, err := launch(n, nil, en, l, owned)
+	l := &memberLoop{d: d, obs: obs}
+	e, err := launch(n, obs, en, l, owned)
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +76,10 @@ func RunMember(n *fabric.Network, owned []bool, d Driver, en Engine) ([]messages
 // the driver. It runs on the clock actor.
 type memberLoop struct {
 	d   Driver
+	obs sim.Observer
+	w   clock.Window // the window running
 	rep MemberReport
-	e   *engine // set by the clock actor (attach)
+	e   *engine // set at launch (attach)
 }
 
 func (l *memberLoop) attach(e *engine) { l.e = e }
@@ -103,6 +107,7 @@ func (l *memberLoop) Next() (clock.Window, []int, bool) {
 			panic("member: a group was busy between windows")
 		}
 	}
+	l.w = w.W
 	return w.W, w.Due, true
 }
 
@@ -129,6 +134,9 @@ func (l *memberLoop) Barrier(wait time.Duration) {
 		}
 	}
 	l.rep.Wait = wait
+	if l.obs != nil {
+		l.obs.WindowDone(l.w, wait)
+	}
 	l.d.Report(l.rep)
 	l.rep = MemberReport{}
 }
