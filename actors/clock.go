@@ -6,8 +6,18 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/opasim/opasim/sim"
+	"github.com/opasim/opasim/clock"
 )
+
+// windowLoop is the window loop the clock actor drives: the run's
+// sim.Windows, or in a distributed run a member's link to the coordinator
+// (memberLoop), which holds the run's sim.Windows.
+type windowLoop interface {
+	Next() (w clock.Window, due []int, ok bool)
+	Done(g int, next clock.Cycle)
+	Wake(g int, at clock.Cycle)
+	Barrier(wait time.Duration)
+}
 
 // clockActor is the global clock: it ticks every partition in each window
 // and waits for all of them (the barrier) before the next. It hands out
@@ -20,13 +30,13 @@ import (
 // sequential engine uses too.
 type clockActor struct {
 	e         *engine
-	loop      *sim.Windows
+	loop      windowLoop
 	ticks     []tick     // one per partition, reused
 	dones     []*done    // this window's reports, by partition
 	in        []outgoing // what each partition sent in the last window, handed to all
 	work      work
-	sent      []bool // per group: sent messages in the last window
-	extra     []int  // groups sent messages and not due by the calendar
+	sent      []bool // per group: has messages in the exchange from the last window
+	extra     []int  // groups with messages in the exchange and not due by the calendar
 	waiting   int
 	timed     bool      // an observer wants the barrier's wall time
 	firstDone time.Time // the first partition of the window reported
@@ -34,7 +44,7 @@ type clockActor struct {
 	balance   balancer
 }
 
-func newClock(e *engine, loop *sim.Windows, timed bool) *clockActor {
+func newClock(e *engine, loop windowLoop, timed bool) *clockActor {
 	parts, groups := len(e.ranges), len(e.net.Groups)
 	c := &clockActor{e: e, loop: loop, timed: timed, ticks: make([]tick, parts), dones: make([]*done, parts),
 		in: make([]outgoing, parts), sent: make([]bool, groups), balance: newBalancer(groups, e.fixed)}
@@ -78,7 +88,9 @@ func (c *clockActor) barrier() {
 	for _, d := range c.dones {
 		for _, w := range d.wakes {
 			c.loop.Wake(w.g, w.at)
-			c.sent[w.g] = true
+		}
+		for _, g := range d.out.groups {
+			c.sent[g] = c.e.owns(g) // another member's: reported with the window (memberLoop)
 		}
 	}
 	c.loop.Barrier(c.lastDone.Sub(c.firstDone))
@@ -109,8 +121,9 @@ func (c *clockActor) advance(ctx actor.Context) {
 }
 
 // plan sets the window's work: the groups the calendar has due and those
-// that were sent messages (which must take them before the buffers they
-// are in are reused), in index order, cut at the partitions' ranges.
+// that have messages in the exchange (which they must take before the
+// buffers they are in are reused), in index order, cut at the partitions'
+// ranges.
 func (c *clockActor) plan(due []int) {
 	c.extra = c.extra[:0]
 	for _, g := range due {

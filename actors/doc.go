@@ -6,8 +6,10 @@
 // by their measured wall time) and, once that range's due groups have run
 // in a window, takes due groups from the ranges of partitions still
 // running. A global clock actor ticks every partition once per window and
-// waits for all of them (the barrier); the messages a partition's groups
-// send other groups travel with its report and the next tick. Engine is a
+// waits for all of them (the barrier). A message for another group is
+// handed to that group at once if it is idle (always, on one worker); if it
+// is running on another worker, the message travels with the partition's
+// report and the next tick. Engine is a
 // sim.Engine: the clock actor drives the window loop every engine shares
 // (sim.Windows), and the partitions report each group's window to the
 // run's sim.Observer (package monitor's live metrics, for one) through

@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/messages"
 	"github.com/opasim/opasim/sim"
 )
 
@@ -111,7 +113,7 @@ func TestEnginesAgree(t *testing.T) {
 			c.Window, c.Partitions = v.window, v.parts
 			prev := runtime.GOMAXPROCS(v.procs)
 			n := build(t, c)
-			o, err := Engine{Fixed: v.fixed}.Run(context.Background(), n, sim.Hooks{})
+			o, err := Engine{Fixed: v.fixed, refuseEvery: v.refuse}.Run(context.Background(), n, sim.Hooks{})
 			runtime.GOMAXPROCS(prev)
 			if err != nil {
 				t.Fatal(err)
@@ -133,14 +135,18 @@ func TestEnginesAgree(t *testing.T) {
 // GOMAXPROCS 1 and 2, with the largest window and with one-cycle windows,
 // with one partition per worker and with more partitions than workers (0
 // parts: one per GOMAXPROCS), rebalanced by measured time (which moves
-// groups between partitions during the run) or fixed.
+// groups between partitions during the run) or fixed; and with every
+// second or third message between groups refused as if its group were
+// busy, so that messages from one source go both ways within a window.
 var variants = []struct {
 	procs, parts int
 	window       int64
 	fixed        bool
+	refuse       int
 }{
-	{1, 0, 0, false}, {2, 0, 0, false}, {1, 0, 1, false}, {2, 0, 1, false},
-	{2, 0, 0, true}, {2, 3, 0, false}, {1, 5, 1, true}, {2, 64, 0, false},
+	{1, 0, 0, false, 0}, {2, 0, 0, false, 0}, {1, 0, 1, false, 0}, {2, 0, 1, false, 0},
+	{2, 0, 0, true, 0}, {2, 3, 0, false, 0}, {1, 5, 1, true, 0}, {2, 64, 0, false, 0},
+	{1, 0, 0, false, 2}, {2, 3, 0, false, 3},
 }
 
 // TestRepeatable: the same config and seed give the same digest run after
@@ -262,5 +268,204 @@ func TestNoAllocationPerGroup(t *testing.T) {
 		windows, int64(a2)-int64(a1), int64(s2)-int64(s1), float64(extra)/float64(windows))
 	if windows <= 0 || extra > 8*windows {
 		t.Errorf("the actor engine allocates %d times in %d windows beyond the model: more than 4 a partition and window", extra, windows)
+	}
+}
+
+// TestDeliveryPaths: a message for another group is handed to it at once
+// when it is idle. On one worker that is always (no group runs while
+// another does), so nothing goes through the exchange; with refusals
+// planted, both ways are taken and the digest is unchanged.
+func TestDeliveryPaths(t *testing.T) {
+	cfg := fabric.Default()
+	cfg.Topology.Preset, cfg.Cycles, cfg.Warmup, cfg.Traffic.Load = "tree-8ary-2", 2000, 500, 0.6
+	seq := build(t, cfg)
+	want := sim.Measure(seq, sim.RunSequential(context.Background(), seq, sim.Hooks{}))
+	for _, v := range []struct{ procs, parts, refuse int }{{1, 1, 0}, {1, 3, 0}, {2, 2, 4}} {
+		var p paths
+		prev := runtime.GOMAXPROCS(v.procs)
+		c := cfg
+		c.Partitions = v.parts
+		n := build(t, c)
+		o, err := Engine{refuseEvery: v.refuse, paths: &p}.Run(context.Background(), n, sim.Hooks{})
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sim.Measure(n, o); got.Digest != want.Digest {
+			t.Errorf("%+v: digest %s, sequential %s", v, got.Digest, want.Digest)
+		}
+		t.Logf("%+v: %d messages direct, %d through the exchange", v, p.direct, p.exchanged)
+		if p.direct == 0 {
+			t.Errorf("%+v: no message handed over directly", v)
+		}
+		if v.procs == 1 && p.exchanged != 0 {
+			t.Errorf("%+v: %d messages through the exchange on one worker, want none", v, p.exchanged)
+		}
+		if v.refuse > 0 && p.exchanged < (p.direct+p.exchanged)/int64(v.refuse) {
+			t.Errorf("%+v: %d of %d messages through the exchange, want at least one in %d",
+				v, p.exchanged, p.direct+p.exchanged, v.refuse)
+		}
+	}
+}
+
+// TestRouteKeepsSourceOrder: the messages one group sends another reach
+// the receiving component in the order they were sent, whether each was
+// handed over at once or left in the exchange (the model's inbox breaks
+// ties between messages of one source and cycle by that order).
+func TestRouteKeepsSourceOrder(t *testing.T) {
+	for _, refuse := range []int{0, 1, 2, 3, 5} {
+		// Two groups of one component each (components 0 and 1); group 0
+		// sends component 1 eight messages, every refuse-th refused.
+		e := &engine{groupOf: []int{0, 1}, childOf: []int{0, 0}, refuse: refuse}
+		e.children, e.wakes = make([]child, 2), []clock.Cycle{clock.Never, clock.Never}
+		groups := []*groupActor{{index: 0, e: e}, {index: 1, e: e}}
+		for g, ga := range groups {
+			ga.children, ga.wakes = e.children[g:g+1], e.wakes[g:g+1]
+			e.groups = append(e.groups, inline{mbox: &inlineMailbox{handler: ga, queue: &mailboxQueue{}}})
+		}
+		x := &exchange{out: &outgoing{msgs: make([][]messages.Msg, 2)}, wakeAt: []clock.Cycle{clock.Never, clock.Never}}
+		for k := 0; k < 8; k++ {
+			m := messages.Msg{Kind: messages.KindCredit, At: 100, Src: 0, Dst: 1, Count: int32(k)}
+			groups[0].route(&m, x)
+		}
+		// Group 1's next turn takes what was left in the exchange.
+		groups[1].turn(&turn{w: clock.Window{From: 0, To: 1}, in: []outgoing{*x.out}, x: &exchange{}})
+		var order []int32
+		for _, m := range groups[1].children[0].pending {
+			order = append(order, m.Count)
+		}
+		for k, c := range order {
+			if c != int32(k) {
+				t.Errorf("refusing every %d: component 1 got the messages in the order %v", refuse, order)
+				break
+			}
+		}
+		if len(order) != 8 || x.direct+x.exchanged != 8 || e.wakes[1] != 100 {
+			t.Errorf("refusing every %d: %d messages filed (%d direct, %d exchanged), wake %d",
+				refuse, len(order), x.direct, x.exchanged, e.wakes[1])
+		}
+	}
+}
+
+// chanDriver is a member's driver in TestMembersAgree: its windows and
+// reports travel on channels to the in-process coordinator.
+type chanDriver struct {
+	win chan MemberWindow
+	rep chan MemberReport
+}
+
+func (d chanDriver) Next() (MemberWindow, bool) { w, ok := <-d.win; return w, ok }
+func (d chanDriver) Report(r MemberReport)      { d.rep <- r }
+
+// coordinate runs n over members actor engines (RunMember), each running
+// a contiguous range of the groups, driven by a coordinator that holds the
+// run's sim.Windows as a distributed run's does: it hands each member its
+// due groups and the messages the others sent its groups, applies every
+// member's Ran, then every Wake, and routes the Out messages. The members
+// share n (each steps only its own groups' components) and take their
+// windows one after another, so no two step at once.
+func coordinate(t *testing.T, n *fabric.Network, members int) sim.Outcome {
+	t.Helper()
+	owner := make([]int, len(n.Groups))
+	for g := range owner {
+		owner[g] = g * members / len(n.Groups)
+	}
+	drivers := make([]chanDriver, members)
+	type result struct {
+		held []messages.Msg
+		err  error
+	}
+	results := make(chan result, members)
+	for k := range drivers {
+		drivers[k] = chanDriver{win: make(chan MemberWindow), rep: make(chan MemberReport)}
+		owned := make([]bool, len(n.Groups))
+		for g, o := range owner {
+			owned[g] = o == k
+		}
+		go func(d chanDriver) {
+			held, err := RunMember(n, owned, d, Engine{}, nil)
+			results <- result{held, err}
+		}(drivers[k])
+	}
+	loop := sim.NewWindows(context.Background(), n, sim.Hooks{})
+	inbox := make([][]messages.Msg, members)
+	for {
+		w, due, ok := loop.Next()
+		if !ok {
+			break
+		}
+		reps := make([]MemberReport, members)
+		for k, d := range drivers {
+			var mine []int
+			for _, g := range due {
+				if owner[g] == k {
+					mine = append(mine, g)
+				}
+			}
+			d.win <- MemberWindow{W: w, Due: mine, In: inbox[k]}
+			inbox[k] = nil
+			reps[k] = <-d.rep
+		}
+		for _, r := range reps {
+			for _, x := range r.Ran {
+				loop.Done(x.Group, x.At)
+			}
+		}
+		for _, r := range reps {
+			for _, x := range r.Wakes {
+				loop.Wake(x.Group, x.At)
+			}
+			for _, m := range r.Out {
+				k := owner[groupOfComp(n, m.Dst)]
+				inbox[k] = append(inbox[k], m)
+			}
+		}
+		loop.Barrier(0)
+	}
+	o := loop.Outcome("actors")
+	for _, d := range drivers {
+		close(d.win)
+	}
+	for range drivers {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		o.InFlight = append(o.InFlight, r.held...)
+	}
+	for _, in := range inbox {
+		o.InFlight = append(o.InFlight, in...)
+	}
+	return o
+}
+
+func groupOfComp(n *fabric.Network, id messages.CompID) int {
+	for g, grp := range n.Groups {
+		if slices.Contains(grp.Members, id) {
+			return g
+		}
+	}
+	return -1
+}
+
+// TestMembersAgree: the groups of a run spread over two and three member
+// engines, driven window by window by a coordinator as a distributed run
+// drives them, give the sequential engine's digest on every config of
+// TestEnginesAgree (conservation checked on the whole network).
+func TestMembersAgree(t *testing.T) {
+	for name, cfg := range configs() {
+		seq := build(t, cfg)
+		want := sim.Measure(seq, sim.RunSequential(context.Background(), seq, sim.Hooks{}))
+		for _, members := range []int{2, 3} {
+			n := build(t, cfg)
+			if members > len(n.Groups) {
+				continue
+			}
+			got := sim.Measure(n, coordinate(t, n, members))
+			if got.Digest != want.Digest || !got.ConservationOK {
+				t.Errorf("%s, %d members: digest %s (conservation %v %v), sequential %s",
+					name, members, got.Digest, got.ConservationOK, got.ConservationProblems, want.Digest)
+			}
+		}
 	}
 }

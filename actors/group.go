@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -21,45 +22,63 @@ type inline struct {
 // send posts msg to the actor, which handles it before send returns.
 func (a inline) send(msg any) { a.mbox.PostUserMessage(msg) }
 
-// spawner spawns the inline children of one parent, all with one Props
-// (the actor and the mailbox of a spawn are made during the spawn call).
+// spawner spawns inline actors, all with one Props, each with the mailbox
+// its caller gives it: the callers keep their actors and mailboxes in
+// arrays, so that the ones stepped one after the other sit side by side in
+// memory (a step touches the mailbox, the actor and its pending messages,
+// and each would otherwise be a heap object of its own, scattered among
+// protoactor-go's per-actor structures, a page apart).
 type spawner struct {
 	props *actor.Props
 	next  actor.Actor
 	mbox  *inlineMailbox
+	made  bool
 }
 
 func newSpawner(e *engine) *spawner {
 	s := &spawner{}
 	s.props = actor.PropsFromProducer(func() actor.Actor { return s.next },
 		actor.WithDispatcher(actor.NewSynchronizedDispatcher(1000)),
-		actor.WithMailbox(func() actor.Mailbox { s.mbox = &inlineMailbox{}; return s.mbox }),
+		actor.WithMailbox(func() actor.Mailbox { s.made = true; return s.mbox }),
 		actor.WithSupervisor(e.supervisor))
 	return s
 }
 
-// spawn spawns a as a child of ctx's actor.
-func (s *spawner) spawn(ctx actor.SpawnerContext, name string, a actor.Actor) inline {
-	s.next, s.mbox = a, nil
+// spawn spawns a, with mailbox mbox, as a child of ctx's actor.
+func (s *spawner) spawn(ctx actor.SpawnerContext, name string, a actor.Actor, mbox *inlineMailbox) inline {
+	s.next, s.mbox, s.made = a, mbox, false
 	pid, err := ctx.SpawnNamed(s.props, name)
 	if err != nil {
 		panic(err)
 	}
-	if s.mbox == nil {
+	if !s.made {
 		panic(fmt.Sprintf("actor %s: the mailbox was not made during its spawn", pid.Id))
 	}
 	if h, ok := a.(handler); ok {
-		s.mbox.handler = h
+		mbox.handler = h
 	}
-	return inline{pid: pid, mbox: s.mbox}
+	return inline{pid: pid, mbox: mbox}
 }
 
-// child is a component actor of a group, with the messages addressed to it
-// that the group holds until its next step.
+// child is a component actor of a group, its mailbox, and the messages
+// addressed to it that the group holds until its next step, together: a
+// step reads the first 64 bytes (pending, the actor, the mailbox's handler
+// and flags). The engine keeps every child in one array, a group's
+// children side by side, each on two cache lines of its own.
 type child struct {
-	inline
 	pending []messages.Msg
+	actor   componentActor
+	mbox    inlineMailbox
+	pid     *actor.PID
+	_       [childSize - 96]byte
 }
+
+// childSize is the size of a child: two cache lines.
+const childSize = 128
+
+// The padding above must stay non-negative and the size exact.
+var _ [childSize - unsafe.Sizeof(child{})]byte
+var _ [unsafe.Sizeof(child{}) - childSize]byte
 
 // groupActor is a switch (its MPorts, central crossbar and output ports) or
 // a bank of NICs. In each window it takes what other groups sent it in the
@@ -74,10 +93,6 @@ type groupActor struct {
 	// that finding the children due in a window reads a few cache lines,
 	// not one or two per child.
 	wakes []clock.Cycle
-	// step is the message that steps a child, one for all of them (a
-	// child handles it before its send returns): its outbox, which every
-	// child of the group fills in turn, stays in the cache.
-	step step
 }
 
 func (g *groupActor) Receive(ctx actor.Context) {
@@ -94,6 +109,8 @@ func (g *groupActor) handle(msg any) {
 	switch m := msg.(type) {
 	case *turn:
 		g.turn(m)
+	case *deliver:
+		g.take(m.m)
 	case *held:
 		for i := range g.children {
 			m.msgs = append(m.msgs, g.children[i].pending...)
@@ -103,13 +120,15 @@ func (g *groupActor) handle(msg any) {
 
 func (g *groupActor) spawnChildren(ctx actor.Context) {
 	members := g.e.net.Groups[g.index].Members
-	g.children = make([]child, len(members))
-	g.wakes = make([]clock.Cycle, len(members))
+	lo := g.e.firstChild[g.index]
+	g.children = g.e.children[lo : lo+len(members) : lo+len(members)]
+	g.wakes = g.e.wakes[lo : lo+len(members) : lo+len(members)]
 	sp := newSpawner(g.e)
 	for i, id := range members {
 		comp := g.e.net.Comps[id]
 		c := &g.children[i]
-		c.inline = sp.spawn(ctx, fmt.Sprintf("c%d", id), &componentActor{c: comp})
+		c.actor.c = comp
+		c.pid = sp.spawn(ctx, fmt.Sprintf("c%d", id), &c.actor, &c.mbox).pid
 		g.wakes[i] = comp.Next()
 	}
 }
@@ -128,10 +147,8 @@ func (g *groupActor) turn(r *turn) {
 		if from.msgs == nil {
 			continue // the first window
 		}
-		for _, m := range from.msgs[g.index] {
-			i := g.e.childOf[m.Dst]
-			g.children[i].pending = append(g.children[i].pending, m)
-			g.wakes[i] = clock.Min(g.wakes[i], m.At)
+		for k := range from.msgs[g.index] {
+			g.take(&from.msgs[g.index][k])
 		}
 	}
 	for i, w := range g.wakes {
@@ -149,9 +166,9 @@ func (g *groupActor) turn(r *turn) {
 
 func (g *groupActor) stepChild(i int, to clock.Cycle, x *exchange) {
 	c := &g.children[i]
-	s := &g.step
+	s := &x.step
 	s.to, s.in, s.ran = to, c.pending, false
-	c.send(s)
+	c.mbox.PostUserMessage(s)
 	if !s.ran {
 		panic("component actor did not run inline: components must use the synchronized dispatcher")
 	}
@@ -163,25 +180,56 @@ func (g *groupActor) stepChild(i int, to clock.Cycle, x *exchange) {
 	s.out.Msgs = s.out.Msgs[:0]
 }
 
-// route files a message a child sent: for a child of this group at once,
-// for another group's component in the exchange, which that group takes
-// when it runs in the next window.
+// take files a message for one of the group's children until its next
+// step.
+func (g *groupActor) take(m *messages.Msg) {
+	i := g.e.childOf[m.Dst]
+	g.children[i].pending = append(g.children[i].pending, *m)
+	g.wakes[i] = clock.Min(g.wakes[i], m.At)
+}
+
+// route files a message a child sent. A child of this group takes it at
+// once. Another group takes it at once too if it is idle (a deliver
+// message its mailbox hands it on this goroutine); if it is running on
+// another worker, the message goes to the exchange, and the group takes it
+// when it runs in the next window, as it does every later message from
+// this partition in this window (so that the messages of one source reach
+// it in the order they were sent, whichever way they go). A message for
+// another member's group (a distributed run) goes to the exchange, which
+// the member reports at the barrier. Either way the
+// clock learns when the group must wake for it. A message always takes
+// effect in a later window than it was sent in, so when it is filed does
+// not change the results.
 func (g *groupActor) route(m *messages.Msg, x *exchange) {
 	dg := g.e.groupOf[m.Dst]
 	if dg == g.index {
-		i := g.e.childOf[m.Dst]
-		g.children[i].pending = append(g.children[i].pending, *m)
-		g.wakes[i] = clock.Min(g.wakes[i], m.At)
+		g.take(m)
 		return
 	}
-	if len(x.out.msgs[dg]) == 0 {
-		x.out.groups = append(x.out.groups, dg)
+	if len(x.out.msgs[dg]) == 0 && g.e.owns(dg) && g.post(dg, m, x) {
+		x.direct++
+	} else {
+		if len(x.out.msgs[dg]) == 0 {
+			x.out.groups = append(x.out.groups, dg)
+		}
+		x.out.msgs[dg] = append(x.out.msgs[dg], *m)
+		x.exchanged++
 	}
-	x.out.msgs[dg] = append(x.out.msgs[dg], *m)
 	if m.At < x.wakeAt[dg] {
 		if x.wakeAt[dg] == clock.Never {
 			x.touched = append(x.touched, dg)
 		}
 		x.wakeAt[dg] = m.At
 	}
+}
+
+// post hands m to group dg if it is idle, reporting whether it did.
+func (g *groupActor) post(dg int, m *messages.Msg, x *exchange) bool {
+	if k := g.e.refuse; k > 0 && (x.direct+x.exchanged)%int64(k) == 0 {
+		return false
+	}
+	x.deliver.m = m
+	ok := g.e.groups[dg].mbox.tryPost(&x.deliver)
+	x.deliver.m = nil
+	return ok
 }

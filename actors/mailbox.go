@@ -16,7 +16,6 @@ import (
 // matters because a group steps each of its busy components once per
 // window.
 type inlineMailbox struct {
-	invoker actor.MessageInvoker
 	// handler, when the actor has one, takes the actor's user messages
 	// straight from this mailbox: the group and component actors handle
 	// every user message the same whatever the context (no receive
@@ -25,10 +24,18 @@ type inlineMailbox struct {
 	// (Started, Stop, ...) still go through the actor's context.
 	handler handler
 	running atomic.Bool
-	queued  atomic.Int32 // messages in user and system
-	mu      sync.Mutex
-	user    []any
-	system  []any
+	queued  atomic.Int32 // messages in the queue
+	invoker actor.MessageInvoker
+	// queue holds what is posted while the actor is busy (made when the
+	// actor is spawned, before any message; a pointer, so that the fields
+	// read at every message stay within a few bytes).
+	queue *mailboxQueue
+}
+
+type mailboxQueue struct {
+	mu     sync.Mutex
+	user   []any
+	system []any
 }
 
 // handler is an inline actor that takes its user messages from its
@@ -44,6 +51,18 @@ func (m *inlineMailbox) PostUserMessage(msg any) {
 	m.post(msg, false)
 }
 
+// tryPost hands msg to the actor's handler if the actor is idle, and
+// reports whether it did; a busy actor (running on another worker) is left
+// alone and msg is not kept, so the caller may reuse it.
+func (m *inlineMailbox) tryPost(msg any) bool {
+	if m.handler == nil || !m.running.CompareAndSwap(false, true) {
+		return false
+	}
+	m.handler.handle(msg)
+	m.release()
+	return true
+}
+
 func (m *inlineMailbox) PostSystemMessage(msg any) { m.post(msg, true) }
 
 func (m *inlineMailbox) post(msg any, system bool) {
@@ -52,14 +71,7 @@ func (m *inlineMailbox) post(msg any, system bool) {
 		m.release()
 		return
 	}
-	m.mu.Lock()
-	if system {
-		m.system = append(m.system, msg)
-	} else {
-		m.user = append(m.user, msg)
-	}
-	m.queued.Add(1)
-	m.mu.Unlock()
+	m.queue.put(msg, system, &m.queued)
 	// The actor may have gone idle before the message was queued.
 	if m.running.CompareAndSwap(false, true) {
 		m.release()
@@ -86,10 +98,7 @@ func (m *inlineMailbox) invoke(msg any, system bool) {
 func (m *inlineMailbox) release() {
 	for {
 		for m.queued.Load() > 0 {
-			m.mu.Lock()
-			msg, system := m.pop()
-			m.queued.Add(-1)
-			m.mu.Unlock()
+			msg, system := m.queue.pop(&m.queued)
 			m.invoke(msg, system)
 		}
 		m.running.Store(false)
@@ -99,25 +108,41 @@ func (m *inlineMailbox) release() {
 	}
 }
 
-func (m *inlineMailbox) pop() (any, bool) {
-	if len(m.system) > 0 {
-		msg := m.system[0]
-		m.system = m.system[1:]
+func (q *mailboxQueue) put(msg any, system bool, queued *atomic.Int32) {
+	q.mu.Lock()
+	if system {
+		q.system = append(q.system, msg)
+	} else {
+		q.user = append(q.user, msg)
+	}
+	queued.Add(1)
+	q.mu.Unlock()
+}
+
+func (q *mailboxQueue) pop(queued *atomic.Int32) (any, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	queued.Add(-1)
+	if len(q.system) > 0 {
+		msg := q.system[0]
+		q.system = q.system[1:]
 		return msg, true
 	}
-	msg := m.user[0]
-	m.user = m.user[1:]
+	msg := q.user[0]
+	q.user = q.user[1:]
 	return msg, false
 }
 
 func (m *inlineMailbox) RegisterHandlers(invoker actor.MessageInvoker, _ actor.Dispatcher) {
 	m.invoker = invoker
+	m.queue = &mailboxQueue{}
 }
 
 func (m *inlineMailbox) Start() {}
 
 func (m *inlineMailbox) UserMessageCount() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.user)
+	q := m.queue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.user)
 }

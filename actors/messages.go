@@ -96,7 +96,20 @@ type exchange struct {
 	out     *outgoing
 	wakeAt  []clock.Cycle
 	touched []int
+	deliver deliver // reused for every message handed to an idle group
+	// direct and exchanged count the messages to other groups by the way
+	// they went (handed over at once, or left here).
+	direct, exchanged int64
+	// step is the message that steps a component, one for every
+	// component the partition steps (each handles it before its send
+	// returns): its outbox, which they all fill in turn, stays in the
+	// cache, as the sequential engine's one outbox does.
+	step step
 }
+
+// deliver hands an idle group a message for one of its components, which
+// it files before its mailbox returns (the message is not kept).
+type deliver struct{ m *messages.Msg }
 
 // turn asks a group actor to take its messages (in[p].msgs[g]) and
 // simulate window w. The group runs inline in its partition's turn

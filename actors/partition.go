@@ -84,7 +84,13 @@ func (p *partitionActor) run(g int, t *tick) {
 	}
 	r := &p.r
 	r.w, r.in, r.x, r.ok = t.w, t.in, &p.x, false
-	p.e.groups[g].send(r)
+	for mbox := p.e.groups[g].mbox; !mbox.tryPost(r); {
+		// Another worker is handing the group a message (a few
+		// instructions): the group takes its turn right after.
+		if mbox.handler == nil {
+			panic("group actor has no direct handler")
+		}
+	}
 	if !r.ok {
 		panic("group actor did not run inline: groups must use the synchronized dispatcher")
 	}

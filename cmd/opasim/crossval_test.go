@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/flow/dynamic"
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/maxmin"
 	"github.com/opasim/opasim/flow/route"
@@ -155,5 +158,104 @@ func TestFlowAgreesWithCycleLevel(t *testing.T) {
 		if ratio > 1.01 || ratio < low || math.IsNaN(ratio) {
 			t.Errorf("%s: cycle level %.4f against the flow level's %.4f (ratio %.3f, want %.2f to 1.01)", c.name, got, want, ratio, low)
 		}
+	}
+}
+
+// writeVEF writes, as name in dir, a trace of independent messages, all
+// released at time 0: NIC s sends one message of size bytes to each of
+// dst(s, 1), ..., dst(s, n-1), in that order. It returns the file's path.
+func writeVEF(t *testing.T, dir, name string, n, size int, dst func(s, k int) int) string {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "VEF %d %d 1 0 0 TRUE\nC0", n, n*(n-1))
+	for i := range n {
+		fmt.Fprintf(&b, " %d", i)
+	}
+	b.WriteString("\n")
+	id := 0
+	for s := range n {
+		for k := 1; k < n; k++ {
+			fmt.Fprintf(&b, "%d %d %d %d 0 0 -1\n", id, s, dst(s, k), size)
+			id++
+		}
+	}
+	return writer(t, dir)(name, b.String())
+}
+
+// replayCycles replays a trace alone (load 0, SL 0) on the 8-ary 2-tree
+// at the cycle level and returns its execution time and the mean
+// completion time of its messages (all generated at 0).
+func replayCycles(t *testing.T, trace string) (float64, float64) {
+	t.Helper()
+	cfg := fabric.Default()
+	cfg.Topology = fabric.TopologyConfig{Preset: "tree-8ary-2"}
+	cfg.Trace.File, cfg.Trace.SL, cfg.Traffic.Load = trace, 0, 0
+	cfg.Cycles, cfg.Warmup, cfg.Engine = TraceCycles, 0, "sequential"
+	n, err := sim.Build(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Execute(context.Background(), n, sim.Sequential{}, sim.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trace == nil || !res.Trace.Finished {
+		t.Fatalf("%s: the replay did not finish", trace)
+	}
+	return float64(res.Trace.ExecutionCycles), res.Trace.Latency.MeanCycles
+}
+
+// TestCompletionTimesAgree: the flow level predicts the cycle level's
+// all-to-all completion times on the 8-ary 2-tree once given the NIC's
+// order of sending and a per-flow rate measured at the cycle level on
+// another pattern. Calibration: every NIC sends 63 messages of 4 KiB to
+// its neighbour (s+1), a permutation with links of its own, so the
+// cycle level's rate is what one stream of one SL gets (one VL: buffer
+// space over the credit loop). Prediction: the all-to-all (NIC s to s+1,
+// s+2, ... in that order), each NIC's flows chained at the flow level on
+// links of that capacity; the cycle level's makespan and mean completion
+// within 2% of it (docs/flow.md, "Cross-validation").
+func TestCompletionTimesAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cycle-level replays")
+	}
+	const n, size = 64, 4096
+	flits := float64(size / fabric.Default().Switch.BytesPerFlit)
+	dir := t.TempDir()
+	shift := writeVEF(t, dir, "shift.vef", n, size, func(s, _ int) int { return (s + 1) % n })
+	a2a := writeVEF(t, dir, "a2a.vef", n, size, func(s, k int) int { return (s + k) % n })
+	calib, _ := replayCycles(t, shift)
+	rate := (n - 1) * flits / calib
+	cycMake, cycMean := replayCycles(t, a2a)
+
+	tr, err := graph.NewTree(8, 2, rate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flows []dynamic.Flow
+	for s := range n {
+		for k := 1; k < n; k++ {
+			f := dynamic.Flow{Src: int32(s), Dst: int32((s + k) % n), Size: flits}
+			if k > 1 {
+				f.Deps = []int{len(flows) - 1}
+			}
+			flows = append(flows, f)
+		}
+	}
+	res, err := dynamic.Run(route.NewDModK(tr), flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, x := range res.Finish {
+		sum += x
+	}
+	flowMake, flowMean := res.Makespan, sum/float64(len(flows))
+	t.Logf("calibration: %d messages of %.0f flits a NIC to its neighbour in %.0f cycles: %.4f flits/cycle", n-1, flits, calib, rate)
+	t.Logf("all-to-all makespan: cycle %.0f, flow %.0f (%+.2f%%)", cycMake, flowMake, 100*(flowMake/cycMake-1))
+	t.Logf("all-to-all mean completion: cycle %.0f, flow %.0f (%+.2f%%)", cycMean, flowMean, 100*(flowMean/cycMean-1))
+	if math.Abs(flowMake/cycMake-1) > 0.02 || math.Abs(flowMean/cycMean-1) > 0.02 {
+		t.Errorf("flow level makespan %.0f and mean completion %.0f, cycle level %.0f and %.0f: want within 2%%",
+			flowMake, flowMean, cycMake, cycMean)
 	}
 }

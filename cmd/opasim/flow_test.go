@@ -408,7 +408,7 @@ func TestFlowJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "0,0,3,100,0,20,0,20,20,0,6\n1,0,3,100,0,20,0,20,20,3,6\n2,1,4,100,20,32,19,12,31,0,12\n"; !strings.HasSuffix(string(csvData), want) {
+	if want := "0,0,3,100,0,20,0,20,20,0,6,nbody\n1,0,3,100,0,20,0,20,20,3,6,nbody\n2,1,4,100,20,32,19,12,31,0,12,nbody\n"; !strings.HasSuffix(string(csvData), want) {
 		t.Errorf("jobs.csv:\n%s\nwant the rows\n%s", csvData, want)
 	}
 	var rep jobsReport
@@ -432,5 +432,21 @@ func TestFlowJobs(t *testing.T) {
 	expectRefused(t, "unknown policy", append(args, "--policy", "lifo"), []string{`jobs policy: "lifo" is not allowed`})
 	expectRefused(t, "unknown mapping", append(args, "--mapping", "snake"), []string{`jobs mapping: "snake" is not allowed`})
 	expectRefused(t, "stencil of 3", append(args, "--app", "stencil2d"), []string{"job 0 (size 3)", "stencil2d tasks: 3 is not allowed"})
+	// Per-job applications: job 2 (4 tasks, alone from 20) runs the
+	// n-body with flows of 8 instead of 4 (its APP field): three shifts
+	// that share no link, 8 each, [20, 44]; the others are unchanged.
+	mixed := write("mixed", "0 3 100\n0 3 100\n1 4 100 0 nbody,size=8\n")
+	_, stderr, code = opasim(t, "flow", "jobs", "--config", cfg, "--stream", mixed, "--app", "nbody", "--flow-size", "4", "--out", out)
+	if code != 0 {
+		t.Fatalf("mixed stream: exit %d: %s", code, stderr)
+	}
+	if csvData, err = os.ReadFile(filepath.Join(out, "jobs.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if want := "2,1,4,100,20,44,19,24,43,0,12,nbody\n"; !strings.HasSuffix(string(csvData), want) {
+		t.Errorf("mixed stream, jobs.csv:\n%s\nwant the last row\n%s", csvData, want)
+	}
+	badApp := write("badapp", "0 3 100\n1 2 5 0 nbody,colour=red\n")
+	expectRefused(t, "bad APP", []string{"flow", "jobs", "--config", cfg, "--stream", badApp, "--out", out}, []string{`badapp:2: application "nbody,colour=red": key "colour" is not allowed`})
 	expectRefused(t, "no out", []string{"flow", "jobs", "--config", cfg}, []string{"--out: a directory is required"})
 }

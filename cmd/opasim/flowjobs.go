@@ -45,17 +45,18 @@ type jobsReport struct {
 }
 
 type jobRow struct {
-	Job         int     `json:"job"`
-	Arrival     float64 `json:"arrival"`
-	Size        int     `json:"size"`
-	Estimate    float64 `json:"estimate"`
-	Start       float64 `json:"start"`
-	End         float64 `json:"end"`
-	Wait        float64 `json:"wait"`
-	Runtime     float64 `json:"runtime"`
-	Total       float64 `json:"total"`
-	FirstServer int32   `json:"first_server"`
-	Flows       int     `json:"flows"`
+	Job         int          `json:"job"`
+	Arrival     float64      `json:"arrival"`
+	Size        int          `json:"size"`
+	Estimate    float64      `json:"estimate"`
+	Start       float64      `json:"start"`
+	End         float64      `json:"end"`
+	Wait        float64      `json:"wait"`
+	Runtime     float64      `json:"runtime"`
+	Total       float64      `json:"total"`
+	FirstServer int32        `json:"first_server"`
+	Flows       int          `json:"flows"`
+	App         workload.App `json:"app"` // the application it ran (tasks: its size)
 }
 
 func newFlowJobsCmd() *cobra.Command {
@@ -71,11 +72,11 @@ func newFlowJobsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "jobs",
 		Short: "The batch system on the dynamic engine: jobs' runtimes are their applications' execution on the shared network",
-		Long: `Jobs from a stream file (ARRIVAL SIZE RUNTIME [ESTIMATE] a line) or drawn (--jobs, --rate, ...) are selected
+		Long: `Jobs from a stream file (ARRIVAL SIZE RUNTIME [ESTIMATE [APP]] a line) or drawn (--jobs, --rate, ...) are selected
 (--policy fcfs, sjf, easy, conservative), allocated servers (--allocation consecutive, random, locality) and
 their tasks mapped (--mapping consecutive, random); each then runs its application (--app, --iterations,
---flow-size, --compute; tasks = the job's size) on the network, sharing it with the jobs running beside it,
-and ends when its last flow completes. The stream's runtime (or its estimate, when given) is only the user's
+--flow-size, --compute; tasks = the job's size; a stream line's APP, e.g. mapreduce,size=50, names another for
+its job) on the network, sharing it with the jobs running beside it, and ends when its last flow completes. The stream's runtime (or its estimate, when given) is only the user's
 estimate that backfilling and SJF plan with. Writes jobs.json, jobs.csv (a line a job), utilization.csv and
 the figures utilization and jobs (png, svg) to --out.`,
 		Args: noArgs,
@@ -133,7 +134,7 @@ the figures utilization and jobs (png, svg) to --out.`,
 					first = p.Servers[0]
 				}
 				rep.Jobs = append(rep.Jobs, jobRow{Job: i, Arrival: j.Arrival, Size: j.Size, Estimate: est, Start: p.Start, End: p.End,
-					Wait: p.Start - j.Arrival, Runtime: p.End - p.Start, Total: p.End - j.Arrival, FirstServer: first, Flows: p.Flows})
+					Wait: p.Start - j.Arrival, Runtime: p.End - p.Start, Total: p.End - j.Arrival, FirstServer: first, Flows: p.Flows, App: p.App})
 				rep.MeanRuntime += p.End - p.Start
 			}
 			if len(rep.Jobs) > 0 {
@@ -152,7 +153,7 @@ the figures utilization and jobs (png, svg) to --out.`,
 	fl.IntVar(&f.failCount, "fail-count", 0, "cables to fail at random (seeded); routed with a generic routing (default bfs)")
 	fl.Float64Var(&f.failFraction, "fail-fraction", 0, "fraction of the cables to fail at random (seeded), in [0, 1]")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the generator, the random allocation and mapping, the applications' draws (default 1)")
-	fl.StringVar(&stream, "stream", "", "job stream file: ARRIVAL SIZE RUNTIME [ESTIMATE] a line (RUNTIME: the estimate when none is given)")
+	fl.StringVar(&stream, "stream", "", "job stream file: ARRIVAL SIZE RUNTIME [ESTIMATE [APP]] a line (RUNTIME: the estimate when none is given or it is 0; APP: the job's application when not --app's, KIND[,iterations=N][,size=S][,compute=C])")
 	fl.IntVar(&gen.Jobs, "jobs", 100, "without --stream: jobs to draw")
 	fl.Float64Var(&gen.Rate, "rate", 0.01, "without --stream: Poisson arrivals, jobs per time unit")
 	fl.IntVar(&gen.MinSize, "min-size", 2, "without --stream: smallest job (sizes are powers of two)")
@@ -195,10 +196,10 @@ func writeJobs(dir string, r *jobsReport) error {
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	var b strings.Builder
 	cw := csv.NewWriter(&b)
-	_ = cw.Write([]string{"job", "arrival", "size", "estimate", "start", "end", "wait", "runtime", "total", "first_server", "flows"})
+	_ = cw.Write([]string{"job", "arrival", "size", "estimate", "start", "end", "wait", "runtime", "total", "first_server", "flows", "app"})
 	for _, j := range r.Jobs {
 		_ = cw.Write([]string{strconv.Itoa(j.Job), g(j.Arrival), strconv.Itoa(j.Size), g(j.Estimate), g(j.Start), g(j.End), g(j.Wait),
-			g(j.Runtime), g(j.Total), strconv.Itoa(int(j.FirstServer)), strconv.Itoa(j.Flows)})
+			g(j.Runtime), g(j.Total), strconv.Itoa(int(j.FirstServer)), strconv.Itoa(j.Flows), j.App.Kind})
 	}
 	cw.Flush()
 	if err := writeFileAtomic(filepath.Join(dir, "jobs.csv"), []byte(b.String())); err != nil {

@@ -27,6 +27,9 @@ type Job struct {
 	Size     int     // servers, in [1, the system's servers]
 	Runtime  float64 // how long it runs once started, >= 0
 	Estimate float64 // the user's estimate of the runtime (0: the runtime); backfilling plans with it
+	// App is the job's application on the network (RunNetwork) when it is
+	// not the run's: the stream's APP field (JobApp); "" for the run's.
+	App string
 }
 
 // Job-selection policies.

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"github.com/opasim/opasim/flow/workload"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -193,8 +194,23 @@ func TestReadStream(t *testing.T) {
 	if len(jobs) != 2 || jobs[1] != (Job{Arrival: 1.5, Size: 4, Runtime: 5, Estimate: 8}) {
 		t.Fatalf("%+v", jobs)
 	}
+	jobs, err = ReadStream(strings.NewReader("0 2 10 0 mapreduce\n1 4 5 8 stencil2d,iterations=3,size=2.5,compute=1\n"), "s.jobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jobs) != 2 || jobs[0].App != "mapreduce" || jobs[1] != (Job{Arrival: 1, Size: 4, Runtime: 5, Estimate: 8, App: "stencil2d,iterations=3,size=2.5,compute=1"}) {
+		t.Fatalf("%+v", jobs)
+	}
 	for _, c := range []struct{ src, want string }{
 		{"0 2\n", "s.jobs:1: 2 fields"},
+		{"0 2 1 0 nbody x\n", "s.jobs:1: 6 fields"},
+		{"0 2 1 0 lifo\n", `s.jobs:1: application "lifo": kind "lifo" is not allowed: must be one of dcntraffic`},
+		{"0 2 1 0 nbody,iterations=0\n", `iterations "0" is not allowed: must be an integer in [1, 1048576]`},
+		{"0 2 1 0 nbody,size=-1\n", `size "-1" is not allowed`},
+		{"0 2 1 0 nbody,compute=NaN\n", `compute "NaN" is not allowed`},
+		{"0 2 1 0 nbody,size=1,size=2\n", `"size=2" is not allowed: must be iterations=N, size=S or compute=C, each at most once`},
+		{"0 2 1 0 nbody,size\n", `"size" is not allowed`},
+		{"0 2 1 0 nbody,seed=3\n", `key "seed" is not allowed`},
 		{"0 0 1\n", `s.jobs:1: size "0" is not allowed`},
 		{"x 1 1\n", `s.jobs:1: arrival "x" is not allowed`},
 		{"\n1 1 -3\n", `s.jobs:2: runtime "-3" is not allowed`},
@@ -210,6 +226,7 @@ func TestReadStream(t *testing.T) {
 func FuzzReadStream(f *testing.F) {
 	f.Add("0 2 10\n1 4 5 8\n")
 	f.Add("# x\n1e3 1 0\n")
+	f.Add("0 2 1 0 nbody,size=3,iterations=2\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		jobs, err := ReadStream(strings.NewReader(src), "fuzz")
 		if err != nil {
@@ -218,6 +235,12 @@ func FuzzReadStream(f *testing.F) {
 		for _, j := range jobs {
 			if j.Size < 1 || !(j.Arrival >= 0) || !(j.Runtime >= 0) || !(j.Estimate >= 0) {
 				t.Fatalf("%+v from %q", j, src)
+			}
+			if j.App != "" {
+				app, err := JobApp(j.App, workload.App{})
+				if err != nil || app.Iterations < 0 || !(app.Size >= 0) || !(app.Compute >= 0) {
+					t.Fatalf("%+v from %q: application %+v, %v", j, src, app, err)
+				}
 			}
 		}
 	})

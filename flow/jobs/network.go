@@ -19,9 +19,11 @@ import (
 // when given) is only the user's estimate that backfilling plans with.
 type Network struct {
 	Config
-	// App is every job's application: its kind, iterations, flow size,
+	// App is the jobs' application: its kind, iterations, flow size,
 	// compute time and seed; its tasks are the job's size, and job i's
-	// random draws (unstructured, dcntraffic) use seed App.Seed + i.
+	// random draws (unstructured, dcntraffic) use seed App.Seed + i. A
+	// job whose App names another (the stream's APP field) runs that one,
+	// with App's values for what it does not give.
 	App workload.App
 	// Mapping places a job's tasks on its servers: Consecutive or Random
 	// (job i's shuffle seeded with Seed + i).
@@ -31,7 +33,8 @@ type Network struct {
 // NetworkJob is one job's outcome on the network.
 type NetworkJob struct {
 	Placement
-	Flows int // its application's flows
+	App   workload.App // the application it ran (Tasks: its size)
+	Flows int          // its application's flows
 }
 
 // NetworkResult is a stream's outcome on the network.
@@ -55,7 +58,13 @@ func RunNetwork(r route.Router, n Network, jobs []Job, opt dynamic.Options) (*Ne
 	if err != nil {
 		return nil, err
 	}
-	w := &netWorkload{n: n, s: s, jobs: jobs, left: make([]int, len(jobs)), flows: make([]int, len(jobs)), wake: math.Inf(-1)}
+	apps := make([]workload.App, len(jobs))
+	for i, j := range jobs {
+		if apps[i], err = n.appOf(i, j); err != nil {
+			return nil, err
+		}
+	}
+	w := &netWorkload{n: n, s: s, jobs: jobs, apps: apps, left: make([]int, len(jobs)), flows: make([]int, len(jobs)), wake: math.Inf(-1)}
 	opt.NoPathIsError = true
 	e, err := dynamic.New(r, opt)
 	if err != nil {
@@ -77,9 +86,28 @@ func RunNetwork(r route.Router, n Network, jobs []Job, opt dynamic.Options) (*Ne
 	}
 	res := &NetworkResult{Result: s.Result(), Stats: st, Flows: st.Flows}
 	for i, p := range res.Result.Jobs {
-		res.Jobs = append(res.Jobs, NetworkJob{Placement: p, Flows: w.flows[i]})
+		res.Jobs = append(res.Jobs, NetworkJob{Placement: p, App: apps[i], Flows: w.flows[i]})
 	}
 	return res, nil
+}
+
+// appOf is job i's application, checked: a job of one task has none to
+// check (it has no flows).
+func (n Network) appOf(i int, j Job) (workload.App, error) {
+	app := n.App
+	if j.App != "" {
+		var err error
+		if app, err = JobApp(j.App, n.App); err != nil {
+			return app, fmt.Errorf("job %d: %w", i, err)
+		}
+	}
+	app.Tasks, app.Seed = j.Size, n.App.Seed+uint64(i)
+	if j.Size >= 2 {
+		if err := app.Check(); err != nil {
+			return app, fmt.Errorf("job %d (size %d): %w", i, j.Size, err)
+		}
+	}
+	return app, nil
 }
 
 // netWorkload is the dynamic engine's workload: the scheduler's decisions
@@ -88,9 +116,10 @@ type netWorkload struct {
 	n     Network
 	s     *Scheduler
 	jobs  []Job
-	left  []int         // flows of each job not yet completed
-	flows []int         // flows of each job
-	refs  []dynamic.Ref // scratch: the flows of the job being started
+	apps  []workload.App // each job's application
+	left  []int          // flows of each job not yet completed
+	flows []int          // flows of each job
+	refs  []dynamic.Ref  // scratch: the flows of the job being started
 	after []dynamic.Ref
 	wake  float64 // the wake-up asked for the next arrival, -Inf none
 	asked bool    // a wake-up asked for now, to decide once the ends of this time are in
@@ -163,9 +192,7 @@ func (w *netWorkload) start(e *dynamic.Engine, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	app := w.n.App
-	app.Tasks, app.Seed = j.Size, w.n.App.Seed+uint64(i)
-	flows, err := app.Flows()
+	flows, err := w.apps[i].Flows()
 	if err != nil {
 		return 0, fmt.Errorf("job %d (size %d): %w", i, j.Size, err)
 	}

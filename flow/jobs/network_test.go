@@ -150,3 +150,40 @@ func TestNetworkNoPath(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestNetworkJobApps: a job's APP replaces the run's application for that
+// job only. On the six servers, each job alone (they arrive 100 apart):
+// J0 the run's n-body (flows of 4): two shifts that share no link, 8;
+// J1 "nbody,size=8,iterations=2": four shifts of 8, 32; J2 "stencil2d"
+// on 4 tasks (servers 0-3, the 2x2 periodic grid): each task sends its
+// four halos of 4 at once, two to each of its two neighbours; server 0
+// (leaf 6) sends two to server 1 (inside leaf 6) and two to server 2
+// (through the core), 4 flows on its own link: 1/4 each, 16 — and every
+// server the same, its 4 flows sharing its link (the core links carry 4
+// flows each way, also 1/4): 16. J3 names an application its size
+// cannot run and is refused before the run, naming the job.
+func TestNetworkJobApps(t *testing.T) {
+	r := threeLeaves(t)
+	n := Network{Config: Config{Policy: FCFS, Allocation: Consecutive}, App: nbody3, Mapping: Consecutive}
+	stream := []Job{{Arrival: 0, Size: 3, Runtime: 1}, {Arrival: 100, Size: 3, Runtime: 1, App: "nbody,size=8,iterations=2"},
+		{Arrival: 200, Size: 4, Runtime: 1, App: "stencil2d"}}
+	res, err := RunNetwork(r, n, stream, dynamic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range []struct {
+		start, end float64
+		kind       string
+		flows      int
+	}{{0, 8, workload.NBody, 6}, {100, 132, workload.NBody, 12}, {200, 216, workload.Stencil2D, 16}} {
+		p := res.Jobs[i]
+		if p.Start != w.start || p.End != w.end || p.App.Kind != w.kind || p.Flows != w.flows || p.App.Tasks != stream[i].Size {
+			t.Errorf("job %d: [%v, %v], %s of %d tasks, %d flows; want [%v, %v], %s, %d flows",
+				i, p.Start, p.End, p.App.Kind, p.App.Tasks, p.Flows, w.start, w.end, w.kind, w.flows)
+		}
+	}
+	bad := append(stream, Job{Arrival: 300, Size: 3, Runtime: 1, App: "stencil3d"})
+	if _, err := RunNetwork(r, n, bad, dynamic.Options{}); err == nil || !strings.Contains(err.Error(), "job 3 (size 3): stencil3d tasks: 3 is not allowed") {
+		t.Errorf("a 3-task 3D stencil: %v", err)
+	}
+}

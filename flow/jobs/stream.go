@@ -5,17 +5,24 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/opasim/opasim/flow/internal/textfile"
+	"github.com/opasim/opasim/flow/workload"
 )
 
 // The job stream file: one job a line, '#' starts a comment:
 //
-//	ARRIVAL SIZE RUNTIME [ESTIMATE]
+//	ARRIVAL SIZE RUNTIME [ESTIMATE [APP]]
 //
-// ARRIVAL, RUNTIME and ESTIMATE are times (non-negative, finite); SIZE is
-// a number of servers (at least 1). Arrivals need not be sorted.
+// ARRIVAL, RUNTIME and ESTIMATE are times (non-negative, finite; an
+// ESTIMATE of 0 is the runtime); SIZE is a number of servers (at least 1).
+// APP is the job's application on the network when it is not the run's:
+// a kind (workload.AppKinds), optionally followed by ,iterations=N
+// ,size=S ,compute=C, which replace the run's values for this job (see
+// JobApp). Arrivals need not be sorted.
 
 // MaxStreamLine is the longest line ReadStream accepts.
 const MaxStreamLine = 1024
@@ -25,16 +32,22 @@ const MaxStreamLine = 1024
 func ReadStream(r io.Reader, name string) ([]Job, error) {
 	var jobs []Job
 	err := textfile.Fields(r, name, MaxStreamLine, func(line int, f []string) error {
-		if len(f) != 3 && len(f) != 4 {
-			return fmt.Errorf("%s:%d: %d fields: a job is ARRIVAL SIZE RUNTIME [ESTIMATE]", name, line, len(f))
+		if len(f) < 3 || len(f) > 5 {
+			return fmt.Errorf("%s:%d: %d fields: a job is ARRIVAL SIZE RUNTIME [ESTIMATE [APP]]", name, line, len(f))
 		}
 		j := Job{}
+		if len(f) == 5 {
+			if _, err := JobApp(f[4], workload.App{}); err != nil {
+				return fmt.Errorf("%s:%d: %w", name, line, err)
+			}
+			j.App = f[4]
+		}
 		times := []struct {
 			field string
 			to    *float64
 			text  string
 		}{{"arrival", &j.Arrival, f[0]}, {"runtime", &j.Runtime, f[2]}}
-		if len(f) == 4 {
+		if len(f) >= 4 {
 			times = append(times, struct {
 				field string
 				to    *float64
@@ -60,6 +73,49 @@ func ReadStream(r io.Reader, name string) ([]Job, error) {
 		return nil, err
 	}
 	return jobs, nil
+}
+
+// JobApp is the application a job's APP field names: base (the run's
+// application) with the kind spec names and the values it gives. spec is
+// KIND[,iterations=N][,size=S][,compute=C]: KIND one of
+// workload.AppKinds, N in [1, 2^20], S and C at least 0 and finite, each
+// key at most once. The tasks and seed stay base's (the job sets them).
+func JobApp(spec string, base workload.App) (workload.App, error) {
+	parts := strings.Split(spec, ",")
+	if !slices.Contains(workload.AppKinds(), parts[0]) {
+		return base, fmt.Errorf("application %q: kind %q is not allowed: must be one of %s", spec, parts[0], strings.Join(workload.AppKinds(), ", "))
+	}
+	app := base
+	app.Kind = parts[0]
+	seen := map[string]bool{}
+	for _, kv := range parts[1:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || seen[k] {
+			return base, fmt.Errorf("application %q: %q is not allowed: must be iterations=N, size=S or compute=C, each at most once", spec, kv)
+		}
+		seen[k] = true
+		switch k {
+		case "iterations":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > 1<<20 {
+				return base, fmt.Errorf("application %q: iterations %q is not allowed: must be an integer in [1, %d]", spec, v, 1<<20)
+			}
+			app.Iterations = n
+		case "size", "compute":
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
+				return base, fmt.Errorf("application %q: %s %q is not allowed: must be a number at least 0 and finite", spec, k, v)
+			}
+			if k == "size" {
+				app.Size = x
+			} else {
+				app.Compute = x
+			}
+		default:
+			return base, fmt.Errorf("application %q: key %q is not allowed: must be iterations, size or compute", spec, k)
+		}
+	}
+	return app, nil
 }
 
 // Generator draws a job stream: Poisson arrivals at Rate jobs per time

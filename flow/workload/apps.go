@@ -55,47 +55,61 @@ func side(kind string, n, d int) (int, error) {
 	return s, nil
 }
 
-// Flows builds the application's flows.
-func (a App) Flows() ([]dynamic.Flow, error) {
+// Check reports what makes the application impossible to build (its
+// kind, its tasks, including the shape a stencil or sweep needs, its
+// iterations, sizes and compute time), without building its flows.
+func (a App) Check() error {
+	_, _, err := a.check()
+	return err
+}
+
+// check validates the application and returns its iterations (1 when
+// not given) and, for the stencils and the sweep, the edge of its grid.
+func (a App) check() (it, edge int, err error) {
 	if !slices.Contains(AppKinds(), a.Kind) {
-		return nil, fmt.Errorf("application kind: %q is not allowed: must be one of %s", a.Kind, strings.Join(AppKinds(), ", "))
+		return 0, 0, fmt.Errorf("application kind: %q is not allowed: must be one of %s", a.Kind, strings.Join(AppKinds(), ", "))
 	}
 	if a.Tasks < 2 || a.Tasks > 1<<24 {
-		return nil, fmt.Errorf("application tasks: %d is not allowed: must be in [2, %d]", a.Tasks, 1<<24)
+		return 0, 0, fmt.Errorf("application tasks: %d is not allowed: must be in [2, %d]", a.Tasks, 1<<24)
 	}
-	it := a.Iterations
+	it = a.Iterations
 	if it == 0 {
 		it = 1
 	}
 	if it < 1 || it > 1<<20 {
-		return nil, fmt.Errorf("application iterations: %d is not allowed: must be in [1, %d]", a.Iterations, 1<<20)
+		return 0, 0, fmt.Errorf("application iterations: %d is not allowed: must be in [1, %d]", a.Iterations, 1<<20)
 	}
 	for _, x := range []struct {
 		name string
 		v    float64
 	}{{"size", a.Size}, {"compute", a.Compute}} {
 		if !(x.v >= 0) || math.IsInf(x.v, 0) {
-			return nil, fmt.Errorf("application %s: %v is not allowed: must be at least 0 and finite", x.name, x.v)
+			return 0, 0, fmt.Errorf("application %s: %v is not allowed: must be at least 0 and finite", x.name, x.v)
 		}
+	}
+	switch a.Kind {
+	case Stencil2D, Sweep2D:
+		edge, err = side(a.Kind, a.Tasks, 2)
+	case Stencil3D:
+		edge, err = side(a.Kind, a.Tasks, 3)
+	}
+	return it, edge, err
+}
+
+// Flows builds the application's flows.
+func (a App) Flows() ([]dynamic.Flow, error) {
+	it, edge, err := a.check()
+	if err != nil {
+		return nil, err
 	}
 	b := &appBuilder{app: a}
 	switch a.Kind {
-	case Stencil2D, Stencil3D:
-		d := 2
-		if a.Kind == Stencil3D {
-			d = 3
-		}
-		s, err := side(a.Kind, a.Tasks, d)
-		if err != nil {
-			return nil, err
-		}
-		b.stencil(s, d, it)
+	case Stencil2D:
+		b.stencil(edge, 2, it)
+	case Stencil3D:
+		b.stencil(edge, 3, it)
 	case Sweep2D:
-		s, err := side(a.Kind, a.Tasks, 2)
-		if err != nil {
-			return nil, err
-		}
-		b.sweep(s, it)
+		b.sweep(edge, it)
 	case NBody:
 		b.nbody(it)
 	case MapReduce:
