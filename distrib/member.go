@@ -12,112 +12,147 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/opasim/opasim/actors"
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/messages"
 	"github.com/opasim/opasim/sim"
 )
 
-// part is a member's share of a run: its copy of the network, of which it
-// steps only its own groups, the way the sequential engine steps them.
-// What its components send components of its own groups stays here; what
-// they send other members' goes out as one batch per member per window.
+// part is a member's share of a run: its copy of the network, whose own
+// groups run on the actor engine (actors.RunMember: every component an
+// actor under its group actor, the groups shared out among partition
+// actors, a clock actor with its barrier), window by window as the
+// coordinator's ticks say. What its components send components of its own
+// groups stays in the engine; what they send other members' comes back
+// with each window's report and goes out as one batch per member.
 type part struct {
 	index   int
 	n       *fabric.Network
 	owner   []int32          // group -> member
 	groupOf []int            // component -> group
-	pending [][]messages.Msg // per component, the messages it has not taken yet
-	wake    []clock.Cycle    // per component
-	out     fabric.Outbox
+	in      []messages.Msg   // what other members sent, for the next window
 	batch   [][]messages.Msg // per member, what this window sends it
-	wakeAt  []clock.Cycle    // per group, the earliest cycle sent to it this window by another group
-	touched []int            // the groups whose wakeAt is set
+	win     chan actors.MemberWindow
+	rep     chan actors.MemberReport
+	ended   chan partEnd // the engine's end, once
+	end     *partEnd     // the engine's end, once seen
+	closed  bool         // win closed
 }
 
-func newPart(n *fabric.Network, index int, owner []int32, members int) *part {
+// partEnd is how the member's engine ended: the messages its components
+// held, or its failure.
+type partEnd struct {
+	held []messages.Msg
+	err  error
+}
+
+// newPart starts the member's engine on its groups; obs (or nil) sees its
+// groups and windows.
+func newPart(n *fabric.Network, index int, owner []int32, members int, obs sim.Observer) *part {
 	p := &part{index: index, n: n, owner: owner, groupOf: make([]int, len(n.Comps)),
-		pending: make([][]messages.Msg, len(n.Comps)), wake: make([]clock.Cycle, len(n.Comps)),
-		batch: make([][]messages.Msg, members), wakeAt: make([]clock.Cycle, len(n.Groups))}
+		batch: make([][]messages.Msg, members), win: make(chan actors.MemberWindow),
+		rep: make(chan actors.MemberReport), ended: make(chan partEnd, 1)}
+	owned := make([]bool, len(n.Groups))
 	for g, grp := range n.Groups {
-		p.wakeAt[g] = clock.Never
+		owned[g] = int(owner[g]) == index
 		for _, id := range grp.Members {
-			p.groupOf[id], p.wake[id] = g, n.Comps[id].Next()
+			p.groupOf[id] = g
 		}
 	}
+	go func() {
+		held, err := actors.RunMember(n, owned, p, actors.Engine{}, obs)
+		p.ended <- partEnd{held, err}
+	}()
 	return p
 }
 
-// take files messages another member sent.
+// Next and Report make the part the member engine's actors.Driver: the
+// engine's clock takes each window from window, and hands back its report.
+func (p *part) Next() (actors.MemberWindow, bool) {
+	w, ok := <-p.win
+	return w, ok
+}
+
+func (p *part) Report(r actors.MemberReport) { p.rep <- r }
+
+// take files messages another member sent, for the next window.
 func (p *part) take(msgs []messages.Msg) error {
 	for _, m := range msgs {
-		if int(m.Dst) < 0 || int(m.Dst) >= len(p.pending) || int(p.owner[p.groupOf[m.Dst]]) != p.index {
+		if int(m.Dst) < 0 || int(m.Dst) >= len(p.groupOf) || int(p.owner[p.groupOf[m.Dst]]) != p.index {
 			return fmt.Errorf("a message for component %d, which member %d does not run", m.Dst, p.index)
 		}
-		p.pending[m.Dst] = append(p.pending[m.Dst], m)
-		p.wake[m.Dst] = clock.Min(p.wake[m.Dst], m.At)
+	}
+	p.in = append(p.in, msgs...)
+	return nil
+}
+
+// window runs window w on the member's engine: its groups due (all its
+// own) and the messages other members sent them before. The report's
+// messages for other members are filed in batch.
+func (p *part) window(w clock.Window, due []int) (actors.MemberReport, error) {
+	if err := p.failed(); err != nil {
+		return actors.MemberReport{}, err
+	}
+	select {
+	case p.win <- actors.MemberWindow{W: w, Due: due, In: p.in}:
+	case e := <-p.ended:
+		return actors.MemberReport{}, p.stopped(e)
+	}
+	p.in = nil
+	select {
+	case r := <-p.rep:
+		for _, m := range r.Out {
+			o := p.owner[p.groupOf[m.Dst]]
+			p.batch[o] = append(p.batch[o], m)
+		}
+		return r, nil
+	case e := <-p.ended:
+		return actors.MemberReport{}, p.stopped(e)
+	}
+}
+
+// abandon ends the member's engine if the run ends without close (a
+// failure), so that its actors stop; it does not wait for them.
+func (p *part) abandon() {
+	if !p.closed {
+		p.closed = true
+		close(p.win)
+	}
+}
+
+// close ends the member's engine and returns every message its components
+// have not taken, with those other members sent after its last window.
+func (p *part) close() ([]messages.Msg, error) {
+	if err := p.failed(); err != nil {
+		return nil, err
+	}
+	p.abandon()
+	e := <-p.ended
+	p.end = &e
+	if e.err != nil {
+		return nil, e.err
+	}
+	return append(e.held, p.in...), nil
+}
+
+func (p *part) failed() error {
+	if p.end != nil {
+		return fmt.Errorf("the member's engine has stopped: %v", p.end.err)
 	}
 	return nil
 }
 
-// step runs group g to cycle to: its components that have work before
-// to, in member order. It returns the group's next wake.
-func (p *part) step(g int, to clock.Cycle) clock.Cycle {
-	members := p.n.Groups[g].Members
-	for _, id := range members {
-		if p.wake[id] < to {
-			c := p.n.Comps[id]
-			if len(p.pending[id]) > 0 {
-				c.Deliver(p.pending[id])
-				p.pending[id] = p.pending[id][:0]
-			}
-			p.wake[id] = c.Advance(to, &p.out)
-			p.route(g)
-		}
+func (p *part) stopped(e partEnd) error {
+	p.end = &e
+	if e.err == nil {
+		e.err = errors.New("it ended before the run did")
 	}
-	next := clock.Never
-	for _, id := range members {
-		next = clock.Min(next, p.wake[id])
-	}
-	return next
-}
-
-// route files what a component of group g sent: for this member's
-// components at once, for another member's in its batch; every group but
-// g is to be woken by the clock.
-func (p *part) route(g int) {
-	for k := range p.out.Msgs {
-		m := &p.out.Msgs[k]
-		dg := p.groupOf[m.Dst]
-		if o := int(p.owner[dg]); o == p.index {
-			p.pending[m.Dst] = append(p.pending[m.Dst], *m)
-			p.wake[m.Dst] = clock.Min(p.wake[m.Dst], m.At)
-		} else {
-			p.batch[o] = append(p.batch[o], *m)
-		}
-		if dg != g && m.At < p.wakeAt[dg] {
-			if p.wakeAt[dg] == clock.Never {
-				p.touched = append(p.touched, dg)
-			}
-			p.wakeAt[dg] = m.At
-		}
-	}
-	p.out.Msgs = p.out.Msgs[:0]
+	return fmt.Errorf("the member's engine stopped: %w", e.err)
 }
 
 // runs reports whether this member runs component id.
 func (p *part) runs(id messages.CompID) bool { return int(p.owner[p.groupOf[id]]) == p.index }
-
-// held is every message this member's components have not taken.
-func (p *part) held() []messages.Msg {
-	var msgs []messages.Msg
-	for id, q := range p.pending {
-		if int(p.owner[p.groupOf[id]]) == p.index {
-			msgs = append(msgs, q...)
-		}
-	}
-	return msgs
-}
 
 // MemberOptions configure a member process.
 type MemberOptions struct {
@@ -253,6 +288,9 @@ func (m *memberActor) Receive(ctx actor.Context) {
 func (m *memberActor) stop(err error) {
 	if !m.over {
 		m.over = true
+		if m.p != nil {
+			m.p.abandon()
+		}
 		m.end <- err
 	}
 }
@@ -291,10 +329,10 @@ func (m *memberActor) setup(ctx actor.Context, s *Setup) error {
 	for _, a := range s.Peers {
 		m.peers = append(m.peers, actor.NewPID(a, memberName))
 	}
-	m.p = newPart(n, int(s.Index), s.Owner, len(s.Peers))
 	if m.o.Observe != nil {
 		m.obs = m.o.Observe(n, int(s.Index))
 	}
+	m.p = newPart(n, int(s.Index), s.Owner, len(s.Peers), m.obs)
 	ctx.SetReceiveTimeout(0) // the coordinator's timeouts govern the run
 	ctx.Watch(m.coord)
 	m.o.Log.Info("member set up", "index", s.Index, "members", len(s.Peers))
@@ -375,28 +413,23 @@ func (m *memberActor) runTick(ctx actor.Context, t *Tick) error {
 	}
 	p := m.p
 	d := &Done{Index: int32(p.index), Seq: t.Seq}
+	due := make([]int, 0, len(t.Groups))
 	for _, g := range t.Groups {
 		if g < 0 || int(g) >= len(p.owner) || int(p.owner[g]) != p.index {
 			return fmt.Errorf("window %d: told to run group %d, which is not this member's", t.Seq, g)
 		}
-		var stepped time.Time
-		if m.obs != nil {
-			stepped = time.Now()
-		}
-		d.Groups = append(d.Groups, g)
-		d.Next = append(d.Next, int64(p.step(int(g), clock.Cycle(t.To))))
-		if m.obs != nil {
-			m.obs.GroupDone(int(g), clock.Window{From: clock.Cycle(t.From), To: clock.Cycle(t.To)}, time.Since(stepped))
-		}
+		due = append(due, int(g))
 	}
-	if m.obs != nil {
-		m.obs.WindowDone(clock.Window{From: clock.Cycle(t.From), To: clock.Cycle(t.To)}, 0)
+	r, err := p.window(clock.Window{From: clock.Cycle(t.From), To: clock.Cycle(t.To)}, due)
+	if err != nil {
+		return fmt.Errorf("window %d: %w", t.Seq, err)
 	}
-	for _, g := range p.touched {
-		d.WakeGroups, d.WakeAt = append(d.WakeGroups, int32(g)), append(d.WakeAt, int64(p.wakeAt[g]))
-		p.wakeAt[g] = clock.Never
+	for _, x := range r.Ran {
+		d.Groups, d.Next = append(d.Groups, int32(x.Group)), append(d.Next, int64(x.At))
 	}
-	p.touched = p.touched[:0]
+	for _, x := range r.Wakes {
+		d.WakeGroups, d.WakeAt = append(d.WakeGroups, int32(x.Group)), append(d.WakeAt, int64(x.At))
+	}
 	for to, msgs := range p.batch {
 		if len(msgs) == 0 {
 			continue
@@ -420,7 +453,10 @@ func (m *memberActor) final(ctx actor.Context) error {
 	if err := m.takeBatches(^uint64(0)); err != nil {
 		return err
 	}
-	held := m.p.held()
+	held, err := m.p.close()
+	if err != nil {
+		return err
+	}
 	tot, err := encodeTotals(m.p.n.Totals(), m.p.n.ConservationTerms(held, m.p.runs))
 	if err != nil {
 		return err
