@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -234,9 +235,9 @@ func TestDistributedToken(t *testing.T) {
 		t.Errorf("wrong token: exit %d, stderr:\n%s", code, bad.errText())
 	}
 	coord.await(t, regexp.MustCompile(`msg="refused a join" from=127\.0\.0\.1:\d+ reason="wrong or missing token"`), 10*time.Second)
-	_, stderr, code := opasim(t, "member", "--join", addr) // OPASIM_TOKEN as the test runs: unset or short
-	if os.Getenv("OPASIM_TOKEN") == "" && (code != 2 || !strings.Contains(stderr, "needs a shared token")) {
-		t.Errorf("no token: exit %d, stderr: %s", code, stderr)
+	none := start(t, "", "member", "--join", addr) // OPASIM_TOKEN empty
+	if code := none.wait(t, 30*time.Second); code != 2 || !strings.Contains(none.errText(), "needs a shared token") {
+		t.Errorf("no token: exit %d, stderr: %s", code, none.errText())
 	}
 	m0 := start(t, testToken, "member", "--join", addr)
 	m1 := start(t, testToken, "member", "--join", addr)
@@ -277,4 +278,43 @@ func TestDistributedMemberMetrics(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	_ = coord.cmd.Process.Kill()
+}
+
+// TestDistributedInterrupted: SIGINT to the coordinator ends a run at the
+// next window; it collects the members' parts, writes results marked
+// interrupted (exit 130), and they are those of a one-process run of as
+// many cycles.
+func TestDistributedInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "d.json")
+	args := []string{"--preset", "tree-8ary-2", "--load", "0.7", "--warmup", "100"}
+	coord, addr := coordinate(t, "2", append(args, "--cycles", "100000000", "--out", out)...)
+	m0 := start(t, testToken, "member", "--join", addr)
+	m1 := start(t, testToken, "member", "--join", addr)
+	m0.await(t, regexp.MustCompile(`member set up`), 30*time.Second)
+	m1.await(t, regexp.MustCompile(`member set up`), 30*time.Second)
+	time.Sleep(300 * time.Millisecond)
+	if err := coord.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := coord.wait(t, 30*time.Second); code != 130 {
+		t.Fatalf("coordinator exit %d, want 130: %s", code, coord.errText())
+	}
+	for i, m := range []*proc{m0, m1} {
+		if code := m.wait(t, 30*time.Second); code != 0 {
+			t.Errorf("member %d exit %d: %s", i, code, m.errText())
+		}
+	}
+	got := resultsMap(t, out)
+	cycles := int64(got["simulated_cycles"].(float64))
+	if got["interrupted"] != true || cycles <= 0 {
+		t.Fatalf("results: interrupted %v at cycle %d", got["interrupted"], cycles)
+	}
+	one := filepath.Join(dir, "1.json")
+	if _, stderr, code := opasim(t, append([]string{"run", "--engine", "sequential", "--out", one, "--cycles", strconv.FormatInt(cycles, 10)}, args...)...); code != 0 {
+		t.Fatalf("one process: exit %d: %s", code, stderr)
+	}
+	if want := resultsMap(t, one); got["digest"] != want["digest"] || got["conservation_ok"] != true {
+		t.Errorf("interrupted at %d: digest %v (conservation %v), one process of %d cycles %v", cycles, got["digest"], got["conservation_ok"], cycles, want["digest"])
+	}
 }
