@@ -91,6 +91,7 @@ func (c *clockActor) barrier() {
 		}
 		for _, g := range d.out.groups {
 			c.sent[g] = c.e.owns(g) // another member's: reported with the window (memberLoop)
+			c.e.backlog[g] = c.sent[g]
 		}
 	}
 	c.loop.Barrier(c.lastDone.Sub(c.firstDone))

@@ -26,8 +26,13 @@ type engine struct {
 	fixed  bool   // never rebalance the partitions
 	refuse int    // Engine.refuseEvery
 	owned  []bool // the groups this engine runs (nil: all); see owns
-	pool   *pool
-	clock  *clockActor
+	// backlog[g]: the exchange holds messages for group g from an earlier
+	// window that it has not taken (set by the clock at the barrier,
+	// cleared by the group's turn; read by the group when handed a
+	// message, under its mailbox).
+	backlog []bool
+	pool    *pool
+	clock   *clockActor
 	// partitionActors are the partitions' actors (their counts, after the
 	// run).
 	partitionActors []*partitionActor
@@ -119,6 +124,7 @@ func launch(n *fabric.Network, obs sim.Observer, en Engine, loop windowLoop, own
 		observer: obs, fixed: en.Fixed, refuse: en.refuseEvery, owned: owned}
 	e.supervisor = stopAndReport{e.failed}
 	e.groupOf, e.childOf = make([]int, len(n.Comps)), make([]int, len(n.Comps))
+	e.backlog = make([]bool, len(n.Groups))
 	e.children, e.wakes = make([]child, len(n.Comps)), make([]clock.Cycle, len(n.Comps))
 	first := 0
 	for gi, g := range n.Groups {

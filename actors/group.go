@@ -110,7 +110,12 @@ func (g *groupActor) handle(msg any) {
 	case *turn:
 		g.turn(m)
 	case *deliver:
-		g.take(m.m)
+		// Messages sent it in an earlier window wait in the exchange until
+		// its turn: a later one must not pass them (the messages of one
+		// source reach a component in the order they were sent).
+		if m.took = !g.e.backlog[g.index]; m.took {
+			g.take(m.m)
+		}
 	case *held:
 		for i := range g.children {
 			m.msgs = append(m.msgs, g.children[i].pending...)
@@ -151,6 +156,7 @@ func (g *groupActor) turn(r *turn) {
 			g.take(&from.msgs[g.index][k])
 		}
 	}
+	g.e.backlog[g.index] = false
 	for i, w := range g.wakes {
 		if w < r.w.To {
 			stepping = i
@@ -191,8 +197,9 @@ func (g *groupActor) take(m *messages.Msg) {
 // route files a message a child sent. A child of this group takes it at
 // once. Another group takes it at once too if it is idle (a deliver
 // message its mailbox hands it on this goroutine); if it is running on
-// another worker, the message goes to the exchange, and the group takes it
-// when it runs in the next window, as it does every later message from
+// another worker, or has not yet taken what the exchange holds for it from
+// an earlier window, the message goes to the exchange, and the group takes
+// it when it runs in the next window, as it does every later message from
 // this partition in this window (so that the messages of one source reach
 // it in the order they were sent, whichever way they go). A message for
 // another member's group (a distributed run) goes to the exchange, which
@@ -228,8 +235,8 @@ func (g *groupActor) post(dg int, m *messages.Msg, x *exchange) bool {
 	if k := g.e.refuse; k > 0 && (x.direct+x.exchanged)%int64(k) == 0 {
 		return false
 	}
-	x.deliver.m = m
-	ok := g.e.groups[dg].mbox.tryPost(&x.deliver)
+	x.deliver.m, x.deliver.took = m, false
+	ok := g.e.groups[dg].mbox.tryPost(&x.deliver) && x.deliver.took
 	x.deliver.m = nil
 	return ok
 }

@@ -108,8 +108,13 @@ type exchange struct {
 }
 
 // deliver hands an idle group a message for one of its components, which
-// it files before its mailbox returns (the message is not kept).
-type deliver struct{ m *messages.Msg }
+// it files before its mailbox returns (the message is not kept) unless it
+// has messages in the exchange it has not taken yet: then it refuses it
+// (took false), and the sender puts it in the exchange behind them.
+type deliver struct {
+	m    *messages.Msg
+	took bool
+}
 
 // turn asks a group actor to take its messages (in[p].msgs[g]) and
 // simulate window w. The group runs inline in its partition's turn
