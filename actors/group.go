@@ -113,7 +113,7 @@ func (g *groupActor) handle(msg any) {
 		// Messages sent it in an earlier window wait in the exchange until
 		// its turn: a later one must not pass them (the messages of one
 		// source reach a component in the order they were sent).
-		if m.took = !g.e.backlog[g.index]; m.took {
+		if m.took = m.remote || !g.e.backlog[g.index]; m.took {
 			g.take(m.m)
 		}
 	case *held:

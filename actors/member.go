@@ -96,14 +96,14 @@ func (l *memberLoop) Next() (clock.Window, []int, bool) {
 			panic(fmt.Sprintf("member: window %v names group %d as due, which this member does not run", w.W, g))
 		}
 	}
-	var dv deliver
+	dv := deliver{remote: true}
 	for i := range w.In {
 		m := &w.In[i]
 		if int(m.Dst) < 0 || int(m.Dst) >= len(l.e.groupOf) || !l.e.owns(l.e.groupOf[m.Dst]) {
 			panic(fmt.Sprintf("member: a message for component %d, which this member does not run", m.Dst))
 		}
-		dv.m = m
-		if !l.e.groups[l.e.groupOf[m.Dst]].mbox.tryPost(&dv) {
+		dv.m, dv.took = m, false
+		if !l.e.groups[l.e.groupOf[m.Dst]].mbox.tryPost(&dv) || !dv.took {
 			panic("member: a group was busy between windows")
 		}
 	}

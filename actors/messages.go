@@ -110,10 +110,14 @@ type exchange struct {
 // deliver hands an idle group a message for one of its components, which
 // it files before its mailbox returns (the message is not kept) unless it
 // has messages in the exchange it has not taken yet: then it refuses it
-// (took false), and the sender puts it in the exchange behind them.
+// (took false), and the sender puts it in the exchange behind them. A
+// message from another member (remote) is always taken: its source's
+// messages all come that way, in order, so none of the exchange's is of
+// its source.
 type deliver struct {
-	m    *messages.Msg
-	took bool
+	m      *messages.Msg
+	remote bool
+	took   bool
 }
 
 // turn asks a group actor to take its messages (in[p].msgs[g]) and
