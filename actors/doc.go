@@ -15,7 +15,10 @@
 // run's sim.Observer (package monitor's live metrics, for one) through
 // sim.Hooks.
 //
-// Imports: clock, messages, fabric, sim and protoactor-go; it is the only
-// package that imports protoactor-go. Metrics and profiling are in package
+// RunMember runs some of a network's groups the same way, for a member of
+// a run spread over processes (package distrib), its windows given by the
+// run's coordinator.
+//
+// Imports: clock, messages, fabric, sim and protoactor-go. Metrics and profiling are in package
 // monitor.
 package actors
