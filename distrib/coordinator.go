@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -38,6 +39,9 @@ type Options struct {
 	// member can join.
 	Listening func(address string)
 	Hooks     sim.Hooks // Progress only: an observer would read the coordinator's copy, which never runs
+	// SnapshotEvery is the wall time between snapshots of the members'
+	// totals, which partial results are made from (0: DefaultSnapshotEvery).
+	SnapshotEvery time.Duration
 }
 
 // Report is what a distributed run measured of itself.
@@ -52,12 +56,21 @@ type Report struct {
 	// sent to the last report) less the longest member's own time in it:
 	// what the barrier across processes cost.
 	Barrier time.Duration
+	// Snapshots counts the complete snapshots of the members' totals;
+	// SnapshotBytes and SnapshotTime are what every totals report sent for
+	// them cost: their encoded bytes, and the members' wall time to read
+	// and encode them (summed over members).
+	Snapshots     int64
+	SnapshotBytes int64
+	SnapshotTime  time.Duration
 }
 
 // Coordinate runs n across o.Members member processes: it waits for them
 // to join, gives each its part of the network, holds the window loop, and
 // measures the run from the members' totals. It returns an error if a
-// member fails, dies or stays silent past the timeout.
+// member fails, dies or stays silent past the timeout; then, if a complete
+// snapshot of the members' totals was taken before, also the partial
+// results made from the latest (marked Partial and Interrupted).
 func Coordinate(ctx context.Context, n *fabric.Network, o Options) (*sim.Results, Report, error) {
 	if err := checkRun(n, o); err != nil {
 		return nil, Report{}, err
@@ -71,6 +84,9 @@ func Coordinate(ctx context.Context, n *fabric.Network, o Options) (*sim.Results
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.SnapshotEvery <= 0 {
+		o.SnapshotEvery = DefaultSnapshotEvery
 	}
 	if o.Log == nil {
 		o.Log = slog.Default()
@@ -95,7 +111,10 @@ func Coordinate(ctx context.Context, n *fabric.Network, o Options) (*sim.Results
 		o.Listening(nd.address())
 	}
 	if err := <-c.end; err != nil {
-		return nil, c.report, err
+		if c.partialErr != nil {
+			err = fmt.Errorf("%w; and no partial results: %w", err, c.partialErr)
+		}
+		return c.partialRes, c.report, err
 	}
 	res, err := c.results()
 	return res, c.report, err
@@ -136,9 +155,17 @@ type coordinator struct {
 	got      int
 	over     bool
 	report   Report
+	snap     snapshots
+	// The partial results made when a member fault ended the run (nil:
+	// none, or no snapshot yet), or why they could not be made.
+	partialRes *sim.Results
+	partialErr error
 }
 
 func (c *coordinator) Receive(ctx actor.Context) {
+	if c.over {
+		return // the run has ended: Coordinate reads the coordinator's state
+	}
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		c.last = "none"
@@ -153,6 +180,7 @@ func (c *coordinator) Receive(ctx actor.Context) {
 			c.ready++
 			if c.ready == len(c.members) {
 				c.loop = sim.NewWindows(c.ctx, c.n, sim.Hooks{Progress: c.o.Hooks.Progress})
+				c.snap = newSnapshots(len(c.members), c.o.SnapshotEvery, time.Now())
 				c.running = true
 				c.advance(ctx)
 			}
@@ -172,8 +200,9 @@ func (c *coordinator) Receive(ctx actor.Context) {
 	case *actor.Terminated:
 		for i, p := range c.members {
 			if p.Equal(m.Who) {
-				c.stop(fmt.Errorf("member %d (%s) is gone (its process or connection ended) %s; the last window every member completed: %s",
-					i, p.Address, c.during(), c.last))
+				failed := fmt.Sprintf("member %d (%s)", i, p.Address)
+				c.fail(failed, fmt.Errorf("%s is gone (its process or connection ended) %s; the last window every member completed: %s",
+					failed, c.during(), c.last))
 			}
 		}
 	case *actor.ReceiveTimeout:
@@ -249,8 +278,10 @@ func (c *coordinator) advance(ctx actor.Context) {
 	}
 	c.dones = c.dones[:0]
 	c.ticked = time.Now()
+	snapshot := c.snap.due(c.ticked)
 	for o, t := range ticks {
 		if t != nil {
+			t.SendTotals = snapshot
 			c.waiting++
 			ctx.Request(c.members[o], t)
 		}
@@ -288,6 +319,9 @@ func (c *coordinator) barrier() error {
 			c.loop.Done(int(g), clock.Cycle(d.Next[k]))
 		}
 		busy = max(busy, d.BusyNs)
+		c.snap.record(int(d.Index), d.Seq, d.Totals)
+		c.report.SnapshotBytes += int64(len(d.Totals))
+		c.report.SnapshotTime += time.Duration(d.TotalsNs)
 	}
 	for _, d := range c.dones {
 		for k, g := range d.WakeGroups {
@@ -311,6 +345,12 @@ func (c *coordinator) barrier() error {
 	c.report.Wall += wall
 	c.report.Barrier += max(wall-time.Duration(busy), 0)
 	c.last = c.describeWindow()
+	if c.snap.complete(c.seq, c.window, c.report.Wall, time.Now()) {
+		c.report.Snapshots++
+		if c.report.Snapshots == 1 { // once: from here on a member fault leaves partial results
+			c.o.Log.Info("first snapshot of the members' totals", "window", c.seq, "cycle", int64(c.window.To))
+		}
+	}
 	return nil
 }
 
@@ -341,8 +381,9 @@ func (c *coordinator) timeout() {
 				silent = append(silent, fmt.Sprintf("member %d (%s)", i, p.Address))
 			}
 		}
-		c.stop(fmt.Errorf("no answer within %s from %v %s; the last window every member completed: %s",
-			c.o.Timeout, silent, c.during(), c.last))
+		failed := strings.Join(silent, ", ")
+		c.fail(failed, fmt.Errorf("no answer within %s from [%s] %s; the last window every member completed: %s",
+			c.o.Timeout, failed, c.during(), c.last))
 	}
 }
 
@@ -371,6 +412,15 @@ func (c *coordinator) finish(ctx actor.Context) {
 	for i, p := range c.members {
 		ctx.Request(p, &Finish{Expect: c.expected[i]})
 	}
+}
+
+// fail ends the run on a member fault (failed names the member or
+// members), with the partial results of the latest complete snapshot.
+func (c *coordinator) fail(failed string, err error) {
+	if !c.over {
+		c.partialRes, c.partialErr = c.partial(failed, err)
+	}
+	c.stop(err)
 }
 
 func (c *coordinator) stop(err error) {

@@ -443,7 +443,28 @@ func (m *memberActor) runTick(ctx actor.Context, t *Tick) error {
 		p.batch[to] = msgs[:0]
 	}
 	d.BusyNs = time.Since(began).Nanoseconds()
+	if t.SendTotals {
+		if err := m.snapshot(d); err != nil {
+			return fmt.Errorf("window %d: %w", t.Seq, err)
+		}
+	}
 	ctx.Request(m.coord, d)
+	return nil
+}
+
+// snapshot puts the member's totals after the window into its report, for
+// the partial results a coordinator writes if another member fails later.
+// The member's engine has finished the window and waits for the next, so
+// its network is still. The conservation terms are left out: partial
+// results do not check conservation (the messages in transit are in no
+// member's totals).
+func (m *memberActor) snapshot(d *Done) error {
+	began := time.Now()
+	tot, err := encodeTotals(m.p.n.Totals(), fabric.ConservationTerms{})
+	if err != nil {
+		return fmt.Errorf("the totals for a snapshot: %w", err)
+	}
+	d.Totals, d.TotalsNs = tot, time.Since(began).Nanoseconds()
 	return nil
 }
 

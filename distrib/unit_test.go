@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/opasim/opasim/actors"
+	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/messages"
 	"github.com/opasim/opasim/sim"
@@ -312,5 +313,48 @@ func TestCoordinatorRefuses(t *testing.T) {
 	}
 	if _, _, err := Coordinate(context.Background(), n, Options{Members: 2}); err == nil || !strings.Contains(err.Error(), "shared token") {
 		t.Errorf("no token: %v", err)
+	}
+}
+
+// TestSnapshotsComplete: a snapshot is complete when no member has run
+// since its latest totals; a member not ticked since its totals counts at
+// a later window, one that ran after them holds the snapshot back; none
+// is taken before it is due.
+func TestSnapshotsComplete(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	s := newSnapshots(2, time.Second, t0)
+	w := func(seq uint64) clock.Window {
+		return clock.Window{From: clock.Cycle(8 * (seq - 1)), To: clock.Cycle(8 * seq)}
+	}
+	a, b := []byte("a"), []byte("b")
+	// Window 1, not due: both members run, no totals.
+	if s.due(t0.Add(time.Millisecond)) {
+		t.Fatal("a snapshot due before the interval")
+	}
+	s.record(0, 1, nil)
+	s.record(1, 1, nil)
+	if s.complete(1, w(1), 0, t0) {
+		t.Fatal("a snapshot taken when none was due")
+	}
+	// Window 2, due: only member 0 is ticked and sends totals; member 1
+	// ran in window 1 after none, so the snapshot waits.
+	if !s.due(t0.Add(time.Second)) {
+		t.Fatal("no snapshot due after the interval")
+	}
+	s.record(0, 2, a)
+	if s.complete(2, w(2), 0, t0) {
+		t.Fatal("complete though member 1 ran after its (no) totals")
+	}
+	// Window 3: member 1 is ticked and sends totals; member 0 was not
+	// ticked, so its totals of window 2 still hold.
+	s.record(1, 3, b)
+	if !s.complete(3, w(3), 0, t0.Add(time.Second)) || s.seq != 3 || s.window.To != 24 || string(s.parts[0]) != "a" || string(s.parts[1]) != "b" {
+		t.Fatalf("snapshot: taken %v at window %d (to %d), parts %q", s.taken, s.seq, s.window.To, s.parts)
+	}
+	// Window 4: member 0 runs again; the snapshot of window 3 stays the
+	// latest complete one and no new one is due yet.
+	s.record(0, 4, nil)
+	if s.due(t0.Add(1500*time.Millisecond)) || s.complete(4, w(4), 0, t0) || s.seq != 3 {
+		t.Fatalf("a new snapshot at window %d before the interval", s.seq)
 	}
 }

@@ -237,7 +237,9 @@ func (x *Ready) GetIndex() int32 {
 // Tick asks a member to run its groups due in window [from, to); seq
 // numbers the window among those opened. expect is how many batches the
 // member must have received from other members (over the whole run) before
-// it runs: every batch sent in an earlier window.
+// it runs: every batch sent in an earlier window. send_totals asks for the
+// member's totals after the window, with its Done (a snapshot the
+// coordinator writes partial results from if a member fails later).
 type Tick struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Seq           uint64                 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
@@ -245,6 +247,7 @@ type Tick struct {
 	To            int64                  `protobuf:"varint,3,opt,name=to,proto3" json:"to,omitempty"`
 	Groups        []int32                `protobuf:"varint,4,rep,packed,name=groups,proto3" json:"groups,omitempty"`
 	Expect        uint64                 `protobuf:"varint,5,opt,name=expect,proto3" json:"expect,omitempty"`
+	SendTotals    bool                   `protobuf:"varint,6,opt,name=send_totals,json=sendTotals,proto3" json:"send_totals,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -312,6 +315,13 @@ func (x *Tick) GetExpect() uint64 {
 		return x.Expect
 	}
 	return 0
+}
+
+func (x *Tick) GetSendTotals() bool {
+	if x != nil {
+		return x.SendTotals
+	}
+	return false
 }
 
 // Batch is what the groups of one member sent the groups of another in
@@ -389,17 +399,22 @@ func (x *Batch) GetCount() int32 {
 // wake for what it was sent (wake_groups and wake_at), and the members
 // sent a batch.
 type Done struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
-	Seq           uint64                 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
-	Groups        []int32                `protobuf:"varint,3,rep,packed,name=groups,proto3" json:"groups,omitempty"`
-	Next          []int64                `protobuf:"varint,4,rep,packed,name=next,proto3" json:"next,omitempty"`
-	WakeGroups    []int32                `protobuf:"varint,5,rep,packed,name=wake_groups,json=wakeGroups,proto3" json:"wake_groups,omitempty"`
-	WakeAt        []int64                `protobuf:"varint,6,rep,packed,name=wake_at,json=wakeAt,proto3" json:"wake_at,omitempty"`
-	SentTo        []int32                `protobuf:"varint,7,rep,packed,name=sent_to,json=sentTo,proto3" json:"sent_to,omitempty"`
-	BatchBytes    uint64                 `protobuf:"varint,8,opt,name=batch_bytes,json=batchBytes,proto3" json:"batch_bytes,omitempty"`
-	BusyNs        int64                  `protobuf:"varint,9,opt,name=busy_ns,json=busyNs,proto3" json:"busy_ns,omitempty"`           // the member's wall time in the window, batches taken and sent
-	BatchMsgs     uint64                 `protobuf:"varint,10,opt,name=batch_msgs,json=batchMsgs,proto3" json:"batch_msgs,omitempty"` // the messages in those batches
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Index      int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	Seq        uint64                 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
+	Groups     []int32                `protobuf:"varint,3,rep,packed,name=groups,proto3" json:"groups,omitempty"`
+	Next       []int64                `protobuf:"varint,4,rep,packed,name=next,proto3" json:"next,omitempty"`
+	WakeGroups []int32                `protobuf:"varint,5,rep,packed,name=wake_groups,json=wakeGroups,proto3" json:"wake_groups,omitempty"`
+	WakeAt     []int64                `protobuf:"varint,6,rep,packed,name=wake_at,json=wakeAt,proto3" json:"wake_at,omitempty"`
+	SentTo     []int32                `protobuf:"varint,7,rep,packed,name=sent_to,json=sentTo,proto3" json:"sent_to,omitempty"`
+	BatchBytes uint64                 `protobuf:"varint,8,opt,name=batch_bytes,json=batchBytes,proto3" json:"batch_bytes,omitempty"`
+	BusyNs     int64                  `protobuf:"varint,9,opt,name=busy_ns,json=busyNs,proto3" json:"busy_ns,omitempty"`           // the member's wall time in the window, batches taken and sent
+	BatchMsgs  uint64                 `protobuf:"varint,10,opt,name=batch_msgs,json=batchMsgs,proto3" json:"batch_msgs,omitempty"` // the messages in those batches
+	// Asked by the tick's send_totals: fabric.Totals of the member's network
+	// at the window's end, as Final's (no conservation terms), and the
+	// member's wall time to read and encode them.
+	Totals        []byte `protobuf:"bytes,11,opt,name=totals,proto3" json:"totals,omitempty"`
+	TotalsNs      int64  `protobuf:"varint,12,opt,name=totals_ns,json=totalsNs,proto3" json:"totals_ns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -500,6 +515,20 @@ func (x *Done) GetBusyNs() int64 {
 func (x *Done) GetBatchMsgs() uint64 {
 	if x != nil {
 		return x.BatchMsgs
+	}
+	return 0
+}
+
+func (x *Done) GetTotals() []byte {
+	if x != nil {
+		return x.Totals
+	}
+	return nil
+}
+
+func (x *Done) GetTotalsNs() int64 {
+	if x != nil {
+		return x.TotalsNs
 	}
 	return 0
 }
@@ -637,18 +666,20 @@ const file_wire_proto_rawDesc = "" +
 	"\x05owner\x18\x03 \x03(\x05R\x05owner\x12\x14\n" +
 	"\x05peers\x18\x04 \x03(\tR\x05peers\"\x1d\n" +
 	"\x05Ready\x12\x14\n" +
-	"\x05index\x18\x01 \x01(\x05R\x05index\"l\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\"\x8d\x01\n" +
 	"\x04Tick\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x12\n" +
 	"\x04from\x18\x02 \x01(\x03R\x04from\x12\x0e\n" +
 	"\x02to\x18\x03 \x01(\x03R\x02to\x12\x16\n" +
 	"\x06groups\x18\x04 \x03(\x05R\x06groups\x12\x16\n" +
-	"\x06expect\x18\x05 \x01(\x04R\x06expect\"W\n" +
+	"\x06expect\x18\x05 \x01(\x04R\x06expect\x12\x1f\n" +
+	"\vsend_totals\x18\x06 \x01(\bR\n" +
+	"sendTotals\"W\n" +
 	"\x05Batch\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\x05R\x04from\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x12\n" +
 	"\x04msgs\x18\x03 \x01(\fR\x04msgs\x12\x14\n" +
-	"\x05count\x18\x04 \x01(\x05R\x05count\"\x86\x02\n" +
+	"\x05count\x18\x04 \x01(\x05R\x05count\"\xbb\x02\n" +
 	"\x04Done\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x10\n" +
 	"\x03seq\x18\x02 \x01(\x04R\x03seq\x12\x16\n" +
@@ -663,7 +694,9 @@ const file_wire_proto_rawDesc = "" +
 	"\abusy_ns\x18\t \x01(\x03R\x06busyNs\x12\x1d\n" +
 	"\n" +
 	"batch_msgs\x18\n" +
-	" \x01(\x04R\tbatchMsgs\" \n" +
+	" \x01(\x04R\tbatchMsgs\x12\x16\n" +
+	"\x06totals\x18\v \x01(\fR\x06totals\x12\x1b\n" +
+	"\ttotals_ns\x18\f \x01(\x03R\btotalsNs\" \n" +
 	"\x06Finish\x12\x16\n" +
 	"\x06expect\x18\x01 \x01(\x04R\x06expect\"h\n" +
 	"\x05Final\x12\x14\n" +

@@ -91,6 +91,20 @@ type Results struct {
 	CyclesPerSecond           float64           `json:"cycles_per_second"`
 	FlitsPerSecond            float64           `json:"flits_per_second"`
 	Trace                     *TraceResult      `json:"trace,omitempty"` // the trace replay, when trace.file names one
+	Partial                   *PartialResult    `json:"partial,omitempty"` // a distributed run that lost a member: what these results are
+}
+
+// PartialResult marks the results of a distributed run that a member's
+// fault ended: they are the members' totals at the end of an earlier
+// window (the latest one every member's totals describe), not the run's
+// end, so a reader must not take them for a complete run's.
+type PartialResult struct {
+	Failed              string `json:"failed"`               // the member (or members) that failed, with its address
+	Reason              string `json:"reason"`               // the fault, as the coordinator reported it
+	Window              uint64 `json:"window"`               // the window the results describe the end of
+	Cycle               int64  `json:"cycle"`                // its end: the cycle the results stop at (simulated_cycles)
+	ConservationChecked bool   `json:"conservation_checked"` // always false: the messages in transit are in no member's totals
+	Note                string `json:"note"`                 // what the results include and what they leave out
 }
 
 // Measure makes the results of a run: the network's counters after the

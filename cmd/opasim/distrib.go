@@ -40,6 +40,7 @@ type distFlags struct {
 	listen, advertise    string
 	tokenFile            string
 	timeout, joinTimeout time.Duration
+	snapshotEvery        time.Duration
 }
 
 func (d *distFlags) registerCommon(fs *pflag.FlagSet, listenHelp string) {
@@ -56,6 +57,8 @@ func (d *distFlags) registerRun(fs *pflag.FlagSet) {
 	fs.DurationVar(&d.timeout, "member-timeout", distrib.DefaultTimeout, "with --distributed: fail the run when a member does not report a window "+
 		"(or its network build) within this long")
 	fs.DurationVar(&d.joinTimeout, "join-timeout", 10*time.Minute, "with --distributed: fail when the members have not all joined within this long")
+	fs.DurationVar(&d.snapshotEvery, "snapshot-every", distrib.DefaultSnapshotEvery, "with --distributed: take a snapshot of the members' totals "+
+		"after this much wall time, for the partial results written if a member fails")
 }
 
 // token reads the shared token: the --token-file's contents (surrounding
@@ -82,7 +85,7 @@ func (d *distFlags) token() ([]byte, error) {
 // check refuses flags a distributed run cannot honour.
 func (d *distFlags) check(fs *pflag.FlagSet, f *runFlags) error {
 	if d.members == 0 {
-		for _, name := range []string{"listen", "advertise", "token-file", "member-timeout", "join-timeout"} {
+		for _, name := range []string{"listen", "advertise", "token-file", "member-timeout", "join-timeout", "snapshot-every"} {
 			if fs.Changed(name) {
 				return fmt.Errorf("--%s needs --distributed", name)
 			}
@@ -94,6 +97,9 @@ func (d *distFlags) check(fs *pflag.FlagSet, f *runFlags) error {
 	}
 	if d.timeout <= 0 || d.joinTimeout <= 0 {
 		return errors.New("--member-timeout and --join-timeout must be positive durations, e.g. 30s")
+	}
+	if d.snapshotEvery <= 0 {
+		return fmt.Errorf("--snapshot-every: %s is not allowed: must be a positive duration, e.g. 1s", d.snapshotEvery)
 	}
 	if f.observe.metricsAddr != "" || f.observe.pyroscopeURL != "" {
 		return errors.New("--metrics-addr and --pyroscope-url are not available with --distributed: the coordinator's copy of the network never runs")
@@ -127,7 +133,7 @@ func runDistributed(cmd *cobra.Command, f *runFlags, n *fabric.Network) error {
 		return badInput(err)
 	}
 	res, rep, err := distrib.Coordinate(ctx, n, distrib.Options{Members: f.dist.members, Listen: f.dist.listen, Advertise: f.dist.advertise,
-		Token: tok, Timeout: f.dist.timeout, JoinTimeout: f.dist.joinTimeout, Log: distLogger(stderr),
+		Token: tok, Timeout: f.dist.timeout, JoinTimeout: f.dist.joinTimeout, SnapshotEvery: f.dist.snapshotEvery, Log: distLogger(stderr),
 		Listening: func(a string) {
 			fmt.Fprintf(stderr, "opasim: coordinator listening on %s for %d members\n", a, f.dist.members)
 		}})
@@ -136,7 +142,7 @@ func runDistributed(cmd *cobra.Command, f *runFlags, n *fabric.Network) error {
 	}
 	sig := stopped()
 	if err != nil {
-		return fmt.Errorf("distributed run failed, no results written (the members' parts of the network are needed for any): %w", err)
+		return reportFault(cmd, f.out, res, rep, err)
 	}
 	printDistReport(cmd.OutOrStdout(), rep)
 	if err := report(cmd, f.out, res); err != nil {
@@ -146,6 +152,28 @@ func runDistributed(cmd *cobra.Command, f *runFlags, n *fabric.Network) error {
 		return sig
 	}
 	return nil
+}
+
+// reportFault reports a run a member fault ended: the partial results of
+// the latest complete snapshot of the members' totals when there is one
+// (summary, and the results JSON to out), and an error saying what was
+// written; the exit status stays 1, a failed run's.
+func reportFault(cmd *cobra.Command, out string, res *sim.Results, rep distrib.Report, fault error) error {
+	if res == nil || res.Partial == nil {
+		return fmt.Errorf("distributed run failed, no results written (no complete snapshot of the members' totals was taken before the fault; "+
+			"the first is taken after --snapshot-every of the run): %w", fault)
+	}
+	printDistReport(cmd.OutOrStdout(), rep)
+	printSummary(cmd.OutOrStdout(), res)
+	where := "printed above (no --out)"
+	if out != "" {
+		if err := writeResultsJSON(out, res, cmd.ErrOrStderr()); err != nil {
+			return fmt.Errorf("distributed run failed, and its partial results could not be written: %w; the fault: %w", err, fault)
+		}
+		where = "written to " + out
+	}
+	return fmt.Errorf("distributed run failed; partial results %s, up to cycle %d (the end of window %d, the latest snapshot of every member's totals; conservation not checked): %w",
+		where, res.Partial.Cycle, res.Partial.Window, fault)
 }
 
 func printDistReport(w io.Writer, r distrib.Report) {
@@ -162,6 +190,8 @@ func printDistReport(w io.Writer, r distrib.Report) {
 	}
 	fmt.Fprintf(w, "distributed: %d windows, %d batches of %d messages, %d bytes (%.0f bytes/window, %.1f bytes/message); barrier %.1f us/window of %.1f us/window wall\n",
 		r.Windows, r.Batches, r.Msgs, r.Bytes, perWindow(r.Bytes), perMsg, perWindow(r.Barrier.Nanoseconds())/1e3, perWindow(r.Wall.Nanoseconds())/1e3)
+	fmt.Fprintf(w, "distributed: %d snapshots of the members' totals: %d bytes, %.1f ms of the members' time\n",
+		r.Snapshots, r.SnapshotBytes, float64(r.SnapshotTime.Nanoseconds())/1e6)
 }
 
 func isLoopbackListen(addr string) bool { return distrib.IsLoopback(addr) }

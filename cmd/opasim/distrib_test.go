@@ -182,17 +182,32 @@ func TestDistributedEqualsOneProcess(t *testing.T) {
 	}
 }
 
-// TestDistributedMemberFaults: a member killed mid-run, or one that stops
-// answering (SIGSTOP), fails the run within the member timeout with a
-// message naming it and the last window every member completed; the other
-// member ends too; nothing hangs.
+// TestDistributedMemberFaults: a member killed (SIGKILL) or stopped
+// (SIGSTOP) mid-run fails the run within the timeout, the message naming
+// the member and the last window every member completed, and the
+// coordinator writes the partial results of its latest complete snapshot
+// of the members' totals: marked partial and interrupted, conservation
+// not checked, at a cycle no earlier than the first snapshot and no later
+// than the last completed window's end, fewer flits delivered than the
+// full run, and the digest of a sequential run of as many cycles (a
+// snapshot is the run's state at a window's end).
 func TestDistributedMemberFaults(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--preset", "tree-8ary-2", "--load", "0.7", "--warmup", "100", "--cycles", "20000"}
+	full := filepath.Join(dir, "full.json")
+	if _, stderr, code := opasim(t, append([]string{"run", "--engine", "sequential", "--out", full}, args...)...); code != 0 {
+		t.Fatalf("full run: exit %d: %s", code, stderr)
+	}
+	fullFlits := resultsMap(t, full)["delivered_flits"].(float64)
+	firstSnapshot := regexp.MustCompile(`msg="first snapshot of the members' totals" window=\d+ cycle=(\d+)`)
+	lastWindow := regexp.MustCompile(`last window every member completed: window \d+, cycles \[\d+, (\d+)\)`)
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGSTOP} {
-		coord, addr := coordinate(t, "2", "--preset", "tree-8ary-2", "--cycles", "100000000", "--load", "0.7", "--member-timeout", "3s")
+		out := filepath.Join(dir, "partial-"+strconv.Itoa(int(sig))+".json")
+		coord, addr := coordinate(t, "2", append([]string{"--member-timeout", "3s", "--snapshot-every", "100ms", "--out", out}, args...)...)
 		m0 := start(t, testToken, "member", "--join", addr)
 		m1 := start(t, testToken, "member", "--join", addr)
 		idx := m1.await(t, regexp.MustCompile(`msg="member set up" index=(\d+)`), 30*time.Second) // its place is the order of joining
-		time.Sleep(500 * time.Millisecond)                                                        // well into the run
+		first, _ := strconv.ParseInt(coord.await(t, firstSnapshot, 30*time.Second), 10, 64)
 		began := time.Now()
 		if err := m1.cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)
@@ -203,12 +218,15 @@ func TestDistributedMemberFaults(t *testing.T) {
 		if code != 1 {
 			t.Errorf("%v: coordinator exit %d, want 1; stderr:\n%s", sig, code, msg)
 		}
-		if !regexp.MustCompile(`member `+idx+` \(127\.0\.0\.1:\d+\)`).MatchString(msg) ||
-			!regexp.MustCompile(`last window every member completed: window \d+, cycles \[\d+, \d+\)`).MatchString(msg) {
-			t.Errorf("%v: the failure does not name the member and the last window:\n%s", sig, msg)
+		last := lastWindow.FindStringSubmatch(msg)
+		if !regexp.MustCompile(`member `+idx+` \(127\.0\.0\.1:\d+\)`).MatchString(msg) || last == nil {
+			t.Fatalf("%v: the failure does not name the member and the last window:\n%s", sig, msg)
 		}
 		if sig == syscall.SIGSTOP && !strings.Contains(msg, "no answer within 3s") {
 			t.Errorf("SIGSTOP: the failure is not the timeout:\n%s", msg)
+		}
+		if !strings.Contains(msg, "partial results written to "+out) {
+			t.Errorf("%v: the failure does not say partial results were written:\n%s", sig, msg)
 		}
 		if took > 10*time.Second {
 			t.Errorf("%v: the run failed %s after the signal; the timeout is 3s", sig, took)
@@ -216,7 +234,41 @@ func TestDistributedMemberFaults(t *testing.T) {
 		if code := m0.wait(t, 30*time.Second); code == 0 {
 			t.Errorf("%v: the surviving member exited 0 after the coordinator failed: %s", sig, m0.errText())
 		}
+		lastEnd, _ := strconv.ParseInt(last[1], 10, 64)
+		checkPartial(t, out, "member "+idx+" (", first, lastEnd, fullFlits, args)
 		t.Logf("%v: failed after %s: %s", sig, took.Round(time.Millisecond), lastLine(msg))
+	}
+}
+
+// checkPartial checks the partial results in out of a run whose member
+// failed (named by a prefix) after the first snapshot at cycle first and
+// the last window every member completed ended at lastEnd; fullFlits are a
+// full run's delivered flits, args the run's flags.
+func checkPartial(t *testing.T, out, failed string, first, lastEnd int64, fullFlits float64, args []string) {
+	t.Helper()
+	got := resultsMap(t, out)
+	p, ok := got["partial"].(map[string]any)
+	if !ok || got["interrupted"] != true || got["conservation_ok"] != false || p["conservation_checked"] != false {
+		t.Fatalf("%s: not marked partial and interrupted, conservation not checked: partial %v, interrupted %v, conservation_ok %v",
+			out, got["partial"], got["interrupted"], got["conservation_ok"])
+	}
+	if f, _ := p["failed"].(string); !strings.HasPrefix(f, failed) {
+		t.Errorf("%s: partial.failed %q, want %s…", out, f, failed)
+	}
+	cycles := int64(got["simulated_cycles"].(float64))
+	if int64(p["cycle"].(float64)) != cycles || cycles <= 0 || cycles < first || cycles > lastEnd {
+		t.Errorf("%s: results at cycle %d (partial.cycle %v); want from the first snapshot's %d to the last completed window's end %d",
+			out, cycles, p["cycle"], first, lastEnd)
+	}
+	if flits := got["delivered_flits"].(float64); flits <= 0 || flits > fullFlits {
+		t.Errorf("%s: %v flits delivered; want more than 0 and at most the full run's %v", out, flits, fullFlits)
+	}
+	one := filepath.Join(filepath.Dir(out), "one-"+filepath.Base(out))
+	if _, stderr, code := opasim(t, append([]string{"run", "--engine", "sequential", "--out", one}, append(args, "--cycles", strconv.FormatInt(cycles, 10))...)...); code != 0 {
+		t.Fatalf("one process: exit %d: %s", code, stderr)
+	}
+	if want := resultsMap(t, one); got["digest"] != want["digest"] {
+		t.Errorf("%s: partial results at cycle %d: digest %v, a sequential run of %d cycles %v", out, cycles, got["digest"], cycles, want["digest"])
 	}
 }
 
