@@ -90,7 +90,7 @@ type Results struct {
 	WallSeconds               float64           `json:"wall_seconds"`
 	CyclesPerSecond           float64           `json:"cycles_per_second"`
 	FlitsPerSecond            float64           `json:"flits_per_second"`
-	Trace                     *TraceResult      `json:"trace,omitempty"` // the trace replay, when trace.file names one
+	Trace                     *TraceResult      `json:"trace,omitempty"`   // the trace replay, when trace.file names one
 	Partial                   *PartialResult    `json:"partial,omitempty"` // a distributed run that lost a member: what these results are
 }
 

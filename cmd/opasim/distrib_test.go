@@ -370,3 +370,43 @@ func TestDistributedInterrupted(t *testing.T) {
 		t.Errorf("interrupted at %d: digest %v (conservation %v), one process of %d cycles %v", cycles, got["digest"], got["conservation_ok"], cycles, want["digest"])
 	}
 }
+
+// TestSnapshotEveryFlag: --snapshot-every must be positive, and needs
+// --distributed.
+func TestSnapshotEveryFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--distributed", "2", "--snapshot-every", "0s"}, "--snapshot-every: 0s is not allowed: must be a positive duration"},
+		{[]string{"--distributed", "2", "--snapshot-every", "-1s"}, "--snapshot-every: -1s is not allowed: must be a positive duration"},
+		{[]string{"--snapshot-every", "1s"}, "--snapshot-every needs --distributed"},
+	} {
+		_, stderr, code := opasim(t, append([]string{"run", "--preset", "tree-8ary-2", "--cycles", "100"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestDistributedFaultBeforeSnapshot: a member fault before the first
+// complete snapshot writes no results file, and the error says why.
+func TestDistributedFaultBeforeSnapshot(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	coord, addr := coordinate(t, "2", "--preset", "tree-8ary-2", "--load", "0.7", "--cycles", "100000000",
+		"--snapshot-every", "1h", "--member-timeout", "3s", "--out", out)
+	m0 := start(t, testToken, "member", "--join", addr)
+	m1 := start(t, testToken, "member", "--join", addr)
+	m1.await(t, regexp.MustCompile(`msg="member set up"`), 30*time.Second)
+	time.Sleep(300 * time.Millisecond) // well into the run
+	if err := m1.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := coord.wait(t, 30*time.Second); code != 1 || !strings.Contains(coord.errText(), "no results written (no complete snapshot") {
+		t.Errorf("coordinator exit %d, want 1 and no results for want of a snapshot; stderr:\n%s", code, coord.errText())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s: a results file was written with no snapshot (stat: %v)", out, err)
+	}
+	m0.wait(t, 30*time.Second)
+}
