@@ -139,7 +139,7 @@ func writeScale(dir string, pts []scale.Point) error {
 func newFlowAppsCmd() *cobra.Command {
 	var (
 		out, size, routings string
-		apps, topos         []string
+		apps, topos, merge  []string
 		limit               time.Duration
 		seed                uint64
 	)
@@ -157,6 +157,9 @@ figures; the study goes on with the next run.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return badInput(fmt.Errorf("--out: a directory is required"))
+			}
+			if len(merge) > 0 {
+				return mergeApps(out, merge)
 			}
 			ts, as, err := appsStudy(size, topos, apps)
 			if err != nil {
@@ -191,8 +194,31 @@ figures; the study goes on with the next run.`,
 	cmd.Flags().StringVar(&routings, "routings", scale.RoutingsBoth, "which routings to run: both (each topology's own and its multipath one), single or multipath")
 	cmd.Flags().StringSliceVar(&apps, "apps", nil, "only these applications of the study (default all)")
 	cmd.Flags().StringSliceVar(&topos, "topologies", nil, "only these topologies of the study (default all)")
+	cmd.Flags().StringSliceVar(&merge, "merge", nil, "run nothing: write the points of these directories' apps.json together, and their figures, to --out")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the random topologies")
 	return cmd
+}
+
+// mergeApps writes the points of several runs of the study (each
+// directory's apps.json, in the order given) to out with their figures:
+// a study run in parts, the cheap applications first, drawn as one.
+func mergeApps(out string, dirs []string) error {
+	var all []scale.AppPoint
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, "apps.json"))
+		if err != nil {
+			return badInput(fmt.Errorf("--merge: %w", err))
+		}
+		var pts []scale.AppPoint
+		if err := json.Unmarshal(data, &pts); err != nil {
+			return badInput(fmt.Errorf("--merge: %s: %w", filepath.Join(d, "apps.json"), err))
+		}
+		all = append(all, pts...)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	return writeApps(out, all)
 }
 
 // appsStudy returns the study of the given size, restricted to the named

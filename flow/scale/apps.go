@@ -243,9 +243,10 @@ func runApp(ctx context.Context, net *spec.Network, a workload.App, limit time.D
 	}
 	pt := AppPoint{App: a.Kind, Routing: net.Router.Name(), Servers: net.Graph.NumServers(), Flows: len(flows),
 		Makespan: res.Makespan, Seconds: time.Since(began).Seconds(), CPUSeconds: cpuSeconds() - cpu0}
-	if res.Interrupted {
-		pt.Unfinished, pt.Makespan, pt.Reached = true, 0, res.Makespan
-		pt.Completed = len(flows) - countInf(res.Finish)
+	// The interrupt is asked after the last batch too: a run stopped with
+	// every flow completed is finished.
+	if left := countInf(res.Finish); res.Interrupted && left > 0 {
+		pt.Unfinished, pt.Makespan, pt.Reached, pt.Completed = true, 0, res.Makespan, len(flows)-left
 	}
 	return pt, nil
 }
