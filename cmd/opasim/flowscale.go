@@ -151,7 +151,7 @@ torus, a fat tree, 2:1 and 4:1 thin trees, a dragonfly and a jellyfish of about 
 about 65,536) with their own routing, and on the fat tree, the thin trees and the jellyfish with ECMP over 4
 paths too. Writes apps.csv, apps.json, normalized.png (execution time over the fat tree's, per application)
 and multipath.png (the single-path time over the multipath time) to --out. A run longer than --run-limit is
-stopped, reported as not finished (with the simulated time and the flows it reached) and left out of the
+stopped, reported as not finished (with the flows completed and the last one's time) and left out of the
 figures; the study goes on with the next run.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -260,7 +260,7 @@ func appLine(p scale.AppPoint) string {
 	head := fmt.Sprintf("%-14s %-13s %-9s %9d flows  ", p.Topology, p.App, p.Routing, p.Flows)
 	times := fmt.Sprintf("(%.2f s, %.2f CPU-s)", p.Seconds, p.CPUSeconds)
 	if p.Unfinished {
-		return head + fmt.Sprintf("NOT FINISHED within the run limit: reached time %.6g, %d of %d flows completed  %s", p.Reached, p.Completed, p.Flows, times)
+		return head + fmt.Sprintf("NOT FINISHED within the run limit: %d of %d flows completed, the last at time %.6g  %s", p.Completed, p.Flows, p.Reached, times)
 	}
 	return head + fmt.Sprintf("execution time %12.6g  %s", p.Makespan, times)
 }

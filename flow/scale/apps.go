@@ -118,8 +118,8 @@ func StudyApps64k() []workload.App {
 
 // AppPoint is one application on one topology and routing. A run stopped
 // by its limit (AppOptions.RunLimit) or a signal is not a result:
-// Unfinished is set, Makespan is 0 and Reached and Completed say how far
-// it got.
+// Unfinished is set, Makespan is 0 and Reached (its last completion's
+// time) and Completed (the flows completed) say how far it got.
 type AppPoint struct {
 	Topology   string  `json:"topology"`
 	App        string  `json:"app"`
@@ -131,7 +131,7 @@ type AppPoint struct {
 	Seconds    float64 `json:"seconds"`
 	CPUSeconds float64 `json:"cpu_seconds"`
 	Unfinished bool    `json:"unfinished,omitempty"`
-	Reached    float64 `json:"reached,omitempty"`   // unfinished: the simulated time the run got to
+	Reached    float64 `json:"reached,omitempty"`   // unfinished: the time of the last completion before it stopped (0: none)
 	Completed  int     `json:"completed,omitempty"` // unfinished: the flows completed by then
 }
 
