@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
@@ -449,4 +450,57 @@ func TestFlowJobs(t *testing.T) {
 	badApp := write("badapp", "0 3 100\n1 2 5 0 nbody,colour=red\n")
 	expectRefused(t, "bad APP", []string{"flow", "jobs", "--config", cfg, "--stream", badApp, "--out", out}, []string{`badapp:2: application "nbody,colour=red": key "colour" is not allowed`})
 	expectRefused(t, "no out", []string{"flow", "jobs", "--config", cfg}, []string{"--out: a directory is required"})
+}
+
+// TestFlowAppsLimit: with a run limit of 1 ns on part of the 4k study
+// (the fat tree, two applications, single path), both runs are reported
+// not finished, on standard output and in apps.csv, and the second still
+// runs; without the limit the sweep finishes. --merge writes both
+// directories' points together; bad flags are refused naming the value.
+func TestFlowAppsLimit(t *testing.T) {
+	cut, whole, merged := t.TempDir(), t.TempDir(), t.TempDir()
+	stdout, stderr, code := opasim(t, "flow", "apps", "--out", cut, "--topologies", "fat-tree", "--apps", "sweep2d,nbody", "--routings", "single", "--run-limit", "1ns")
+	if code != 0 || strings.Count(stdout, "NOT FINISHED within the run limit") != 2 || strings.Contains(stdout, "execution time") {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	rows := appsRows(t, cut)
+	if len(rows) != 3 || rows[0][9] != "finished" {
+		t.Fatalf("apps.csv: %q", rows)
+	}
+	for _, r := range rows[1:] {
+		if r[3] != "false" || r[9] != "false" || r[6] != "0" {
+			t.Errorf("apps.csv row %q: want single path, not finished, no execution time", r)
+		}
+	}
+	stdout, stderr, code = opasim(t, "flow", "apps", "--out", whole, "--topologies", "fat-tree", "--apps", "sweep2d", "--routings", "single")
+	if code != 0 || strings.Count(stdout, "execution time") != 1 || strings.Contains(stdout, "NOT FINISHED") {
+		t.Fatalf("no limit: exit %d: %s%s", code, stdout, stderr)
+	}
+	if stdout, stderr, code = opasim(t, "flow", "apps", "--out", merged, "--merge", cut+","+whole); code != 0 {
+		t.Fatalf("merge: exit %d: %s%s", code, stdout, stderr)
+	}
+	if rows := appsRows(t, merged); len(rows) != 4 || rows[3][1] != "sweep2d" || rows[3][9] != "true" {
+		t.Errorf("merged apps.csv (want a header, the 2 unfinished rows, the finished sweep): %q", rows)
+	}
+	dir := t.TempDir()
+	expectRefused(t, "unknown size", []string{"flow", "apps", "--out", dir, "--servers", "1m"}, []string{`--servers: study size: "1m" is not allowed: must be one of 4k, 64k`})
+	expectRefused(t, "unknown app", []string{"flow", "apps", "--out", dir, "--apps", "stencil4d"}, []string{`--apps: "stencil4d" is not allowed: must be among`})
+	expectRefused(t, "unknown topology", []string{"flow", "apps", "--out", dir, "--topologies", "hypercube"}, []string{`--topologies: "hypercube" is not allowed: must be among`})
+	expectRefused(t, "negative limit", []string{"flow", "apps", "--out", dir, "--run-limit", "-1s"}, []string{"--run-limit: -1s is not allowed: must be at least 0"})
+	expectRefused(t, "unknown routings", []string{"flow", "apps", "--out", dir, "--routings", "adaptive"}, []string{`--routings: "adaptive" is not allowed: must be one of both, single, multipath`})
+}
+
+// appsRows reads dir/apps.csv.
+func appsRows(t *testing.T, dir string) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "apps.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -137,30 +138,46 @@ func writeScale(dir string, pts []scale.Point) error {
 
 func newFlowAppsCmd() *cobra.Command {
 	var (
-		out  string
-		seed uint64
+		out, size, routings string
+		apps, topos, merge  []string
+		limit               time.Duration
+		seed                uint64
 	)
 	cmd := &cobra.Command{
 		Use:   "apps",
-		Short: "Application study (seed 001 Figs. 8 and 9): execution times on topologies of about 4,096 servers, and the effect of multipath routing",
+		Short: "Application study (seed 001 Figs. 8 and 9): execution times on topologies of about 4,096 (or 65,536) servers, and the effect of multipath routing",
 		Long: `Runs each application model (stencil3d, sweep2d, nbody, mapreduce, unstructured, dcntraffic) on a 3D and a 6D
-torus, a fat tree, 2:1 and 4:1 thin trees, a dragonfly and a jellyfish of about 4,096 servers with their own
-routing, and on the fat tree, the thin trees and the jellyfish with ECMP over 4 paths too. Writes apps.csv,
-apps.json, normalized.png (execution time over the fat tree's, per application) and multipath.png (the
-single-path time over the multipath time) to --out.`,
+torus, a fat tree, 2:1 and 4:1 thin trees, a dragonfly and a jellyfish of about 4,096 servers (--servers 64k:
+about 65,536) with their own routing, and on the fat tree, the thin trees and the jellyfish with ECMP over 4
+paths too. Writes apps.csv, apps.json, normalized.png (execution time over the fat tree's, per application)
+and multipath.png (the single-path time over the multipath time) to --out. A run longer than --run-limit is
+stopped, reported as not finished (with the flows completed and the last one's time) and left out of the
+figures; the study goes on with the next run.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return badInput(fmt.Errorf("--out: a directory is required"))
+			}
+			if len(merge) > 0 {
+				return mergeApps(out, merge)
+			}
+			ts, as, err := appsStudy(size, topos, apps)
+			if err != nil {
+				return badInput(err)
+			}
+			if limit < 0 {
+				return badInput(fmt.Errorf("--run-limit: %v is not allowed: must be at least 0 (0: no limit)", limit))
+			}
+			if !slices.Contains([]string{scale.RoutingsBoth, scale.RoutingsSingle, scale.RoutingsMultipath}, routings) {
+				return badInput(fmt.Errorf("--routings: %q is not allowed: must be one of %s, %s, %s", routings, scale.RoutingsBoth, scale.RoutingsSingle, scale.RoutingsMultipath))
 			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return err
 			}
 			w := cmd.OutOrStdout()
 			ctx, stopped := onSignals(cmd.Context())
-			pts, err := scale.RunApps(ctx, scale.StudyTopologies(), scale.StudyApps(), seed, func(p scale.AppPoint) {
-				fmt.Fprintf(w, "%-14s %-13s %-9s %9d flows  execution time %12.6g  (%.2f s)\n", p.Topology, p.App, p.Routing, p.Flows, p.Makespan, p.Seconds)
-			})
+			pts, err := scale.RunAppsWith(ctx, ts, as, scale.AppOptions{Seed: seed, RunLimit: limit, Routings: routings,
+				Done: func(p scale.AppPoint) { fmt.Fprintln(w, appLine(p)) }})
 			sig := stopped()
 			if err != nil {
 				return err
@@ -172,8 +189,80 @@ single-path time over the multipath time) to --out.`,
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory for apps.csv, apps.json and the figures (required)")
+	cmd.Flags().StringVar(&size, "servers", scale.Study4k, "the study's size: "+strings.Join(scale.StudySizes(), " or ")+" servers (about)")
+	cmd.Flags().DurationVar(&limit, "run-limit", 0, "stop a run after this wall time and report it not finished (0: no limit)")
+	cmd.Flags().StringVar(&routings, "routings", scale.RoutingsBoth, "which routings to run: both (each topology's own and its multipath one), single or multipath")
+	cmd.Flags().StringSliceVar(&apps, "apps", nil, "only these applications of the study (default all)")
+	cmd.Flags().StringSliceVar(&topos, "topologies", nil, "only these topologies of the study (default all)")
+	cmd.Flags().StringSliceVar(&merge, "merge", nil, "run nothing: write the points of these directories' apps.json together, and their figures, to --out")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the random topologies")
 	return cmd
+}
+
+// mergeApps writes the points of several runs of the study (each
+// directory's apps.json, in the order given) to out with their figures:
+// a study run in parts, the cheap applications first, drawn as one.
+func mergeApps(out string, dirs []string) error {
+	var all []scale.AppPoint
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join(d, "apps.json"))
+		if err != nil {
+			return badInput(fmt.Errorf("--merge: %w", err))
+		}
+		var pts []scale.AppPoint
+		if err := json.Unmarshal(data, &pts); err != nil {
+			return badInput(fmt.Errorf("--merge: %s: %w", filepath.Join(d, "apps.json"), err))
+		}
+		all = append(all, pts...)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	return writeApps(out, all)
+}
+
+// appsStudy returns the study of the given size, restricted to the named
+// topologies and applications if any are named (each must be in it).
+func appsStudy(size string, topos, apps []string) ([]scale.Topo, []workload.App, error) {
+	ts, as, err := scale.StudyOf(size)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--servers: %w", err)
+	}
+	var tnames, anames []string
+	for _, t := range ts {
+		tnames = append(tnames, t.Name)
+	}
+	for _, a := range as {
+		anames = append(anames, a.Kind)
+	}
+	for _, t := range topos {
+		if !slices.Contains(tnames, t) {
+			return nil, nil, fmt.Errorf("--topologies: %q is not allowed: must be among %s", t, strings.Join(tnames, ", "))
+		}
+	}
+	for _, a := range apps {
+		if !slices.Contains(anames, a) {
+			return nil, nil, fmt.Errorf("--apps: %q is not allowed: must be among %s", a, strings.Join(anames, ", "))
+		}
+	}
+	if len(topos) > 0 {
+		ts = slices.DeleteFunc(ts, func(t scale.Topo) bool { return !slices.Contains(topos, t.Name) })
+	}
+	if len(apps) > 0 {
+		as = slices.DeleteFunc(as, func(a workload.App) bool { return !slices.Contains(apps, a.Kind) })
+	}
+	return ts, as, nil
+}
+
+// appLine is the line printed after a run: its execution time, or how far
+// it got if it did not finish.
+func appLine(p scale.AppPoint) string {
+	head := fmt.Sprintf("%-14s %-13s %-9s %9d flows  ", p.Topology, p.App, p.Routing, p.Flows)
+	times := fmt.Sprintf("(%.2f s, %.2f CPU-s)", p.Seconds, p.CPUSeconds)
+	if p.Unfinished {
+		return head + fmt.Sprintf("NOT FINISHED within the run limit: %d of %d flows completed, the last at time %.6g  %s", p.Completed, p.Flows, p.Reached, times)
+	}
+	return head + fmt.Sprintf("execution time %12.6g  %s", p.Makespan, times)
 }
 
 // writeApps writes the points and the two figures: execution time over
@@ -189,10 +278,12 @@ func writeApps(dir string, pts []scale.AppPoint) error {
 	}
 	var b strings.Builder
 	cw := csv.NewWriter(&b)
-	_ = cw.Write([]string{"topology", "app", "routing", "multipath", "servers", "flows", "execution_time", "seconds"})
+	_ = cw.Write([]string{"topology", "app", "routing", "multipath", "servers", "flows", "execution_time", "seconds", "cpu_seconds",
+		"finished", "reached", "completed"})
 	for _, p := range pts {
 		_ = cw.Write([]string{p.Topology, p.App, p.Routing, strconv.FormatBool(p.Multipath), strconv.Itoa(p.Servers), strconv.Itoa(p.Flows),
-			strconv.FormatFloat(p.Makespan, 'g', -1, 64), strconv.FormatFloat(p.Seconds, 'g', 4, 64)})
+			strconv.FormatFloat(p.Makespan, 'g', -1, 64), strconv.FormatFloat(p.Seconds, 'g', 4, 64), strconv.FormatFloat(p.CPUSeconds, 'g', 4, 64),
+			strconv.FormatBool(!p.Unfinished), strconv.FormatFloat(p.Reached, 'g', -1, 64), strconv.Itoa(p.Completed)})
 	}
 	cw.Flush()
 	if err := writeFileAtomic(filepath.Join(dir, "apps.csv"), []byte(b.String())); err != nil {
@@ -207,6 +298,9 @@ func writeApps(dir string, pts []scale.AppPoint) error {
 		}
 		if !slices.Contains(topos, p.Topology) {
 			topos = append(topos, p.Topology)
+		}
+		if p.Unfinished {
+			continue // not a result: no bar
 		}
 		if p.Multipath {
 			multi[[2]string{p.Topology, p.App}] = p.Makespan

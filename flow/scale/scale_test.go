@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/opasim/opasim/flow/spec"
 	"github.com/opasim/opasim/flow/workload"
@@ -90,5 +91,83 @@ func TestRunApps(t *testing.T) {
 	big := []workload.App{{Kind: workload.NBody, Tasks: 17, Size: 1}}
 	if _, err := RunApps(context.Background(), topos, big, 1, nil); err == nil || !strings.Contains(err.Error(), "needs 17 servers, the network has 16") {
 		t.Errorf("too many tasks: %v", err)
+	}
+}
+
+// TestRunAppsLimit: with a limit of 1 ns every run is stopped after its
+// first batch of events, reported unfinished with how far it got (fewer
+// flows completed than it has, an earlier time than the run without a
+// limit ends at) and no execution time, and the study goes on with the
+// next run. The routings' choice runs the topology's own or its
+// multipath one only.
+func TestRunAppsLimit(t *testing.T) {
+	topos := []Topo{{Name: "fat-tree", Topology: spec.Topology{Kind: spec.KindTree, K: 4, N: 2}, Multipath: &spec.Routing{Name: "ecmp", Paths: 4}}}
+	apps := []workload.App{{Kind: workload.Stencil2D, Tasks: 16, Iterations: 3, Size: 10, Compute: 5}, {Kind: workload.NBody, Tasks: 8, Size: 10}}
+	full, err := RunAppsWith(context.Background(), topos, apps, AppOptions{Seed: 1, Routings: RoutingsSingle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full) != 2 || full[0].Multipath || full[1].Multipath || full[0].Unfinished || full[1].Unfinished {
+		t.Fatalf("single-path runs without a limit: %+v", full)
+	}
+	var reported int
+	cut, err := RunAppsWith(context.Background(), topos, apps, AppOptions{Seed: 1, Routings: RoutingsSingle, RunLimit: time.Nanosecond, Done: func(AppPoint) { reported++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cut) != 2 || reported != 2 {
+		t.Fatalf("limited: %d points, %d reported; want 2 (the study goes on)", len(cut), reported)
+	}
+	for i, p := range cut {
+		if !p.Unfinished || p.Makespan != 0 || p.Completed >= p.Flows || p.Flows != full[i].Flows || p.Reached >= full[i].Makespan {
+			t.Errorf("%s with a 1 ns limit: %+v; the full run: %+v", p.App, p, full[i])
+		}
+	}
+	multi, err := RunAppsWith(context.Background(), topos, apps[:1], AppOptions{Seed: 1, Routings: RoutingsMultipath})
+	if err != nil || len(multi) != 1 || !multi[0].Multipath || multi[0].Routing == full[0].Routing {
+		t.Errorf("multipath only: %+v, %v", multi, err)
+	}
+	if _, err := RunAppsWith(context.Background(), topos, apps, AppOptions{Routings: "some"}); err == nil || !strings.Contains(err.Error(), `routings: "some" is not allowed: must be one of both, single, multipath`) {
+		t.Errorf("unknown routings: %v", err)
+	}
+	if _, err := RunAppsWith(context.Background(), topos, apps, AppOptions{RunLimit: -time.Second}); err == nil || !strings.Contains(err.Error(), "run limit: -1s is not allowed: must be at least 0") {
+		t.Errorf("negative limit: %v", err)
+	}
+}
+
+// TestStudy64k: the topologies of the 64k study have the servers their
+// parameters give (40³; 4·4·8⁴; 16⁴ for the trees; a balanced dragonfly
+// of (a·h+1) groups of a routers with p servers; switches times server
+// ports for the jellyfish), and every application is valid and fits the
+// smallest of them, so every topology runs the same tasks.
+func TestStudy64k(t *testing.T) {
+	want := map[string]int{"torus-3d": 40 * 40 * 40, "torus-6d": 4 * 4 * 8 * 8 * 8 * 8, "fat-tree": 1 << 16, "thin-tree-2:1": 1 << 16,
+		"thin-tree-4:1": 1 << 16, "dragonfly": (24*12 + 1) * 24 * 12, "jellyfish": 4096 * (32 - 16)}
+	topos, apps, err := StudyOf(Study64k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fewest := math.MaxInt
+	for _, tp := range topos {
+		cfg := spec.Config{Topology: tp.Topology, Seed: 1}
+		net, err := cfg.Build()
+		if err != nil {
+			t.Fatalf("%s: %v", tp.Name, err)
+		}
+		if got := net.Graph.NumServers(); got != want[tp.Name] {
+			t.Errorf("%s: %d servers, want %d", tp.Name, got, want[tp.Name])
+		}
+		fewest = min(fewest, net.Graph.NumServers())
+	}
+	if len(topos) != len(want) {
+		t.Errorf("%d topologies, want %d", len(topos), len(want))
+	}
+	for _, a := range apps {
+		if err := a.Check(); err != nil || a.Tasks > fewest {
+			t.Errorf("%s: %d tasks on at least %d servers: %v", a.Kind, a.Tasks, fewest, err)
+		}
+	}
+	if _, _, err := StudyOf("1m"); err == nil || !strings.Contains(err.Error(), `study size: "1m" is not allowed: must be one of 4k, 64k`) {
+		t.Errorf("unknown size: %v", err)
 	}
 }
