@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/internal/agreement"
 	"github.com/opasim/opasim/sim"
 )
 
@@ -118,5 +119,34 @@ func startMembers(ctx context.Context, addr string, members int, ends chan<- err
 func skipUnderRace(t *testing.T) {
 	if raceDetector {
 		t.Skip("several protoactor remotes in one process race on grpc's global logger (see skipUnderRace)")
+	}
+}
+
+// TestAgreementConfigsDistributed: every engine-agreement config with
+// switches enough for the members (the single-switch ones cannot be cut)
+// gives the sequential digest on 2 and 3 members over the remote layer on
+// loopback, as on the actor engine in one process.
+func TestAgreementConfigsDistributed(t *testing.T) {
+	ran := 0
+	for name, cfg := range agreement.Configs() {
+		n, err := sim.Build(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := sim.Measure(n, sim.RunSequential(context.Background(), n, sim.Hooks{}))
+		for _, members := range []int{2, 3} {
+			if n.NumSwitches() < members {
+				continue
+			}
+			got, _ := runInProcess(t, cfg, members)
+			ran++
+			if got.Digest != want.Digest || !got.ConservationOK {
+				t.Errorf("%s on %d members: digest %s (conservation %v), sequential %s",
+					name, members, got.Digest, got.ConservationOK, want.Digest)
+			}
+		}
+	}
+	if ran < 10 {
+		t.Errorf("%d distributed runs: the configs cover too few networks of several switches", ran)
 	}
 }
