@@ -38,7 +38,9 @@ type Options struct {
 	// Listening is told the address the coordinator listens on, before any
 	// member can join.
 	Listening func(address string)
-	Hooks     sim.Hooks // Progress only: an observer would read the coordinator's copy, which never runs
+	// RunID names the run: members label their metrics run_id with it.
+	RunID string
+	Hooks sim.Hooks // Progress only: an observer would read the coordinator's copy, which never runs
 	// SnapshotEvery is the wall time between snapshots of the members'
 	// totals, which partial results are made from (0: DefaultSnapshotEvery).
 	SnapshotEvery time.Duration
@@ -245,7 +247,7 @@ func (c *coordinator) join(ctx actor.Context, j *Join) {
 	}
 	for i, p := range c.members {
 		ctx.Watch(p)
-		ctx.Request(p, &Setup{Index: int32(i), Config: c.config, Owner: c.plan.Owner, Peers: peers})
+		ctx.Request(p, &Setup{Index: int32(i), Config: c.config, Owner: c.plan.Owner, Peers: peers, RunId: c.o.RunID})
 	}
 }
 

@@ -172,10 +172,18 @@ type MemberOptions struct {
 	Listening func(address string)
 	Gate      <-chan struct{}
 	// Observe, when set, is called once the member has built its network
-	// and knows its index; the observer it returns sees each group the
+	// and knows its part; the observer it returns sees each group the
 	// member steps (GroupDone) and each window it runs (WindowDone), on
 	// the member actor's goroutine (live metrics of this member's part).
-	Observe func(n *fabric.Network, index int) sim.Observer
+	Observe func(n *fabric.Network, p MemberPart) sim.Observer
+}
+
+// MemberPart is what a member learns of its part at setup.
+type MemberPart struct {
+	Index int    // the member's index, from 0
+	RunID string // the run's id, as the coordinator names it
+	// Owned[g] tells whether the member runs group g of the network.
+	Owned []bool
 }
 
 // RunMember joins the run the coordinator at o.Join holds and runs its
@@ -330,7 +338,11 @@ func (m *memberActor) setup(ctx actor.Context, s *Setup) error {
 		m.peers = append(m.peers, actor.NewPID(a, memberName))
 	}
 	if m.o.Observe != nil {
-		m.obs = m.o.Observe(n, int(s.Index))
+		owned := make([]bool, len(s.Owner))
+		for g, o := range s.Owner {
+			owned[g] = o == s.Index
+		}
+		m.obs = m.o.Observe(n, MemberPart{Index: int(s.Index), RunID: s.RunId, Owned: owned})
 	}
 	m.p = newPart(n, int(s.Index), s.Owner, len(s.Peers), m.obs)
 	ctx.SetReceiveTimeout(0) // the coordinator's timeouts govern the run

@@ -127,6 +127,7 @@ type Setup struct {
 	Config        []byte                 `protobuf:"bytes,2,opt,name=config,proto3" json:"config,omitempty"`
 	Owner         []int32                `protobuf:"varint,3,rep,packed,name=owner,proto3" json:"owner,omitempty"`
 	Peers         []string               `protobuf:"bytes,4,rep,name=peers,proto3" json:"peers,omitempty"`
+	RunId         string                 `protobuf:"bytes,5,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -187,6 +188,13 @@ func (x *Setup) GetPeers() []string {
 		return x.Peers
 	}
 	return nil
+}
+
+func (x *Setup) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
 }
 
 // Ready tells the coordinator a member has built its network.
@@ -659,12 +667,13 @@ const file_wire_proto_rawDesc = "" +
 	"\x04Join\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\fR\x05token\"!\n" +
 	"\aRefused\x12\x16\n" +
-	"\x06reason\x18\x01 \x01(\tR\x06reason\"a\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\"x\n" +
 	"\x05Setup\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x16\n" +
 	"\x06config\x18\x02 \x01(\fR\x06config\x12\x14\n" +
 	"\x05owner\x18\x03 \x03(\x05R\x05owner\x12\x14\n" +
-	"\x05peers\x18\x04 \x03(\tR\x05peers\"\x1d\n" +
+	"\x05peers\x18\x04 \x03(\tR\x05peers\x12\x15\n" +
+	"\x06run_id\x18\x05 \x01(\tR\x05runId\"\x1d\n" +
 	"\x05Ready\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\x05R\x05index\"\x8d\x01\n" +
 	"\x04Tick\x12\x10\n" +

@@ -39,6 +39,16 @@ type MetricsOptions struct {
 	// PortDetail adds per-port series (buffer occupancy, credit stalls and
 	// grants per port); off, switches are the finest grain.
 	PortDetail bool
+	// Labels are constant labels on every series, the Go runtime's and
+	// the process's included: run_id names the run, and a member of a
+	// distributed run adds member (its index).
+	Labels prometheus.Labels
+	// Groups, when not nil, are the groups watched (Groups[g]): the
+	// member of a distributed run watches those it runs. The series of the
+	// others are left out, and the fabric-wide ones sum over these only,
+	// so a sum over the members of any series but the run's settings and
+	// clock gauges is the run's.
+	Groups []bool
 }
 
 // NewMetrics makes a Metrics that watches n, and its own registry (never
@@ -49,7 +59,7 @@ func NewMetrics(n *fabric.Network, o MetricsOptions) *Metrics {
 		o.Every = 200 * time.Millisecond
 	}
 	m := &Metrics{reg: prometheus.NewRegistry(), run: newRunState(n, o), d: newDescs()}
-	m.reg.MustRegister(m, collectors.NewGoCollector(),
+	prometheus.WrapRegistererWith(o.Labels, m.reg).MustRegister(m, collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -93,7 +103,9 @@ func (m *Metrics) WindowDone(w clock.Window, wait time.Duration) {
 func (m *Metrics) Finish(reached clock.Cycle) {
 	r := m.run
 	for g, s := range r.groups {
-		r.publish(g, s)
+		if s.watched {
+			r.publish(g, s)
+		}
 	}
 	r.clk.reached = clock.Max(r.clk.reached, reached)
 	r.publishClock(time.Now())
@@ -119,9 +131,10 @@ func newRunState(n *fabric.Network, o MetricsOptions) *runState {
 		r.slNames = append(r.slNames, sl.Name)
 		r.shares = append(r.shares, sl.Share)
 	}
-	for _, g := range n.Groups {
-		r.groups = append(r.groups, &groupSlot{kind: g.Kind, sw: g.Switch})
-		if !slices.Contains(r.kinds, g.Kind) {
+	for i, g := range n.Groups {
+		watched := o.Groups == nil || (i < len(o.Groups) && o.Groups[i])
+		r.groups = append(r.groups, &groupSlot{kind: g.Kind, sw: g.Switch, watched: watched})
+		if watched && !slices.Contains(r.kinds, g.Kind) {
 			r.kinds = append(r.kinds, g.Kind)
 		}
 	}
@@ -140,6 +153,7 @@ type groupSlot struct {
 	steps   wallHist
 	kind    string
 	sw      int
+	watched bool // its series are exported (MetricsOptions.Groups)
 	scratch fabric.Snapshot
 	mu      sync.Mutex
 	pub     groupCopy

@@ -92,6 +92,9 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	r.collectRun(e)
 	t := newTotals(len(r.slNames), r.net.Config.Switch.VLs, len(r.kinds))
 	for _, s := range r.groups {
+		if !s.watched {
+			continue
+		}
 		s.mu.Lock()
 		t.add(r, s)
 		if s.kind == "switch" {

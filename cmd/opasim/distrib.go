@@ -10,11 +10,12 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -134,8 +135,8 @@ func runDistributed(cmd *cobra.Command, f *runFlags, n *fabric.Network) error {
 	}
 	res, rep, err := distrib.Coordinate(ctx, n, distrib.Options{Members: f.dist.members, Listen: f.dist.listen, Advertise: f.dist.advertise,
 		Token: tok, Timeout: f.dist.timeout, JoinTimeout: f.dist.joinTimeout, SnapshotEvery: f.dist.snapshotEvery, Log: distLogger(stderr),
-		Listening: func(a string) {
-			fmt.Fprintf(stderr, "opasim: coordinator listening on %s for %d members\n", a, f.dist.members)
+		RunID: f.observe.id(), Listening: func(a string) {
+			fmt.Fprintf(stderr, "opasim: coordinator listening on %s for %d members (run id %s)\n", a, f.dist.members, f.observe.id())
 		}})
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
@@ -198,7 +199,7 @@ func isLoopbackListen(addr string) bool { return distrib.IsLoopback(addr) }
 
 func newMemberCmd() *cobra.Command {
 	var d distFlags
-	var join, metricsAddr string
+	var join, metricsAddr, metricsDetail string
 	cmd := &cobra.Command{
 		Use:   "member --join HOST:PORT",
 		Short: "Host part of a distributed run (opasim run --distributed N) until it ends",
@@ -206,6 +207,12 @@ func newMemberCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if join == "" {
 				return badInput(errors.New("--join: the coordinator's host:port is needed"))
+			}
+			if metricsDetail != "switch" && metricsDetail != "port" {
+				return badInput(fmt.Errorf("--metrics-detail: %q is not allowed: must be one of: switch, port", metricsDetail))
+			}
+			if metricsAddr == "" && metricsDetail != "switch" {
+				return badInput(errors.New("--metrics-detail needs --metrics-addr"))
 			}
 			tok, err := d.token()
 			if err != nil {
@@ -217,7 +224,7 @@ func newMemberCmd() *cobra.Command {
 			mo := distrib.MemberOptions{Join: join, Listen: d.listen, Advertise: d.advertise, Token: tok,
 				Timeout: d.timeout, Log: distLogger(cmd.ErrOrStderr())}
 			if metricsAddr != "" {
-				srv, err := serveMemberMetrics(metricsAddr, &mo)
+				srv, err := serveMemberMetrics(metricsAddr, metricsDetail == "port", &mo)
 				if err != nil {
 					return badInput(err)
 				}
@@ -237,16 +244,18 @@ func newMemberCmd() *cobra.Command {
 	d.registerCommon(fs, "where this member listens for the coordinator and the other members (host:port; port 0 picks one)")
 	fs.DurationVar(&d.timeout, "timeout", distrib.DefaultTimeout, "fail when the coordinator does not answer the join within this long")
 	fs.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics of this member's part of the run on /metrics at this host:port, "+
-		"every series labelled member=\"INDEX\" (a bare :9464 stays on loopback); off by default")
+		"every series labelled run_id=\"ID\" and member=\"INDEX\" (a bare :9464 stays on loopback); off by default")
+	fs.StringVar(&metricsDetail, "metrics-detail", "switch", "finest grain of the metrics: switch, or port (adds per-port series)")
 	return cmd
 }
 
 // serveMemberMetrics serves /metrics at value (as --metrics-addr of run)
 // at once, empty until the member knows its part: then the live metrics
-// of its groups (monitor.Metrics) and its process's, every series with a
-// member label. Groups of other members stay as built: their series are
-// zeros; a dashboard sums over members.
-func serveMemberMetrics(value string, mo *distrib.MemberOptions) (*http.Server, error) {
+// of the groups it runs (monitor.Metrics watching those only, with port
+// detail if asked) and its process's, every series labelled with the run's
+// id and the member's index. The member's series of switches and NICs are
+// its own, so a sum over members is the run's (the dashboards' rule).
+func serveMemberMetrics(value string, portDetail bool, mo *distrib.MemberOptions) (*http.Server, error) {
 	addr, err := metricsListenAddr(value)
 	if err != nil {
 		return nil, err
@@ -255,15 +264,21 @@ func serveMemberMetrics(value string, mo *distrib.MemberOptions) (*http.Server, 
 	if err != nil {
 		return nil, listenError(value, err)
 	}
-	reg := prometheus.NewRegistry()
-	mo.Observe = func(n *fabric.Network, index int) sim.Observer {
-		m := monitor.NewMetrics(n, monitor.MetricsOptions{})
-		prometheus.WrapRegistererWith(prometheus.Labels{"member": strconv.Itoa(index)}, reg).MustRegister(m,
-			collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var current atomic.Pointer[prometheus.Registry]
+	mo.Observe = func(n *fabric.Network, p distrib.MemberPart) sim.Observer {
+		m := monitor.NewMetrics(n, monitor.MetricsOptions{PortDetail: portDetail, Groups: p.Owned,
+			Labels: prometheus.Labels{"run_id": p.RunID, "member": strconv.Itoa(p.Index)}})
+		current.Store(m.Registry())
 		return m
 	}
+	gather := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		if reg := current.Load(); reg != nil {
+			return reg.Gather()
+		}
+		return nil, nil
+	})
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", promhttp.HandlerFor(gather, promhttp.HandlerOpts{}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, Addr: ln.Addr().String()}
 	go func() { _ = srv.Serve(ln) }()
 	return srv, nil

@@ -312,7 +312,7 @@ func TestDistributedMemberMetrics(t *testing.T) {
 	url := m0.await(t, regexp.MustCompile(`serving this member's metrics on (http://\S+)`), 30*time.Second)
 	start(t, testToken, "member", "--join", addr)
 	idx := m0.await(t, regexp.MustCompile(`msg="member set up" index=(\d+)`), 30*time.Second)
-	series := regexp.MustCompile(`(?m)^opasim_delivered_flits_total\{member="` + idx + `",sl="VO"\} (\d+)$`)
+	series := regexp.MustCompile(`(?m)^opasim_delivered_flits_total\{member="` + idx + `",run_id="[^"]+",sl="VO"\} (\d+)$`)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		resp, err := http.Get(url)
@@ -409,4 +409,21 @@ func TestDistributedFaultBeforeSnapshot(t *testing.T) {
 		t.Errorf("%s: a results file was written with no snapshot (stat: %v)", out, err)
 	}
 	m0.wait(t, 30*time.Second)
+}
+
+// TestMemberMetricsFlags: a member's --metrics-detail takes switch or
+// port, and needs --metrics-addr; both are refused before the join.
+func TestMemberMetricsFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--metrics-addr", "127.0.0.1:0", "--metrics-detail", "vl"}, `--metrics-detail: "vl" is not allowed: must be one of: switch, port`},
+		{[]string{"--metrics-detail", "port"}, "--metrics-detail needs --metrics-addr"},
+	} {
+		_, stderr, code := opasim(t, append([]string{"member", "--join", "127.0.0.1:1"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
 }

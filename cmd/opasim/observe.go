@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
 
 	"github.com/opasim/opasim/clock"
@@ -34,7 +35,8 @@ func (o *observeFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.metricsHold, "metrics-hold", 0, "keep serving metrics this long after the run ends so the last scrape is not lost, e.g. 30s (Ctrl-C ends it)")
 	fs.StringVar(&o.metricsDetail, "metrics-detail", "switch", "finest grain of the metrics: switch, or port (adds per-port series)")
 	fs.StringVar(&o.pyroscopeURL, "pyroscope-url", "", "push CPU and memory profiles to this Pyroscope server, e.g. http://127.0.0.1:4040; off by default")
-	fs.StringVar(&o.runID, "run-id", "", "run id tagging the Pyroscope profiles (default: the start time and a random suffix)")
+	fs.StringVar(&o.runID, "run-id", "", "the run's id: label run_id of its metrics (every member's, with --distributed) and tag of its Pyroscope profiles "+
+		"(default: the start time and a random suffix)")
 }
 
 // observation is the live observability of one run; each part is nil when
@@ -56,7 +58,8 @@ func startObserving(f *runFlags, n *fabric.Network, log io.Writer) (*observation
 	o := &f.observe
 	ob := &observation{hold: o.metricsHold, log: log}
 	if o.metricsAddr != "" {
-		ob.metrics = monitor.NewMetrics(n, monitor.MetricsOptions{PortDetail: o.metricsDetail == "port"})
+		ob.metrics = monitor.NewMetrics(n, monitor.MetricsOptions{PortDetail: o.metricsDetail == "port",
+			Labels: prometheus.Labels{"run_id": o.id()}})
 		var err error
 		if ob.server, err = serveMetrics(o.metricsAddr, ob.metrics); err != nil {
 			return nil, err
@@ -76,8 +79,21 @@ func startObserving(f *runFlags, n *fabric.Network, log io.Writer) (*observation
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
-// check returns every problem of the flags at once.
-func (o *observeFlags) check(cpuProfile string) error {
+// id is the run's id: --run-id, or else the start time and a random
+// suffix, made at the first call.
+func (o *observeFlags) id() string {
+	if o.runID == "" {
+		var b [3]byte
+		_, _ = rand.Read(b[:])
+		o.runID = time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	}
+	return o.runID
+}
+
+// check returns every problem of the flags at once; distributed tells
+// whether the run is distributed (its members label their metrics with
+// the run's id).
+func (o *observeFlags) check(cpuProfile string, distributed bool) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if o.metricsDetail != "switch" && o.metricsDetail != "port" {
@@ -92,8 +108,8 @@ func (o *observeFlags) check(cpuProfile string) error {
 	if o.runID != "" && !runIDPattern.MatchString(o.runID) {
 		bad("--run-id: %q is not allowed: must be 1 to 64 letters, digits, '.', '_' or '-'", o.runID)
 	}
-	if o.runID != "" && o.pyroscopeURL == "" {
-		bad("--run-id tags Pyroscope profiles: it needs --pyroscope-url")
+	if o.runID != "" && o.pyroscopeURL == "" && o.metricsAddr == "" && !distributed {
+		bad("--run-id names the run in its metrics and profiles: it needs --metrics-addr, --pyroscope-url or --distributed")
 	}
 	if o.pyroscopeURL != "" && cpuProfile != "" {
 		bad("--pyroscope-url and --cpuprofile both need the Go CPU profiler: give one of them")
@@ -108,13 +124,7 @@ func profileTags(f *runFlags, cfg fabric.Config) map[string]string {
 	if preset == "" {
 		preset = cfg.Topology.Kind
 	}
-	id := f.observe.runID
-	if id == "" {
-		var b [3]byte
-		_, _ = rand.Read(b[:])
-		id = time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
-	}
-	return map[string]string{"preset": preset, "scheduler": cfg.QoS.Scheduler, "engine": cfg.Engine, "run_id": id}
+	return map[string]string{"preset": preset, "scheduler": cfg.QoS.Scheduler, "engine": cfg.Engine, "run_id": f.observe.id()}
 }
 
 // observer is what the engines call: nil when metrics are off.

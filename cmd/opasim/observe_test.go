@@ -36,6 +36,7 @@ func TestObserveBadInput(t *testing.T) {
 		{"bad pyroscope URL", []string{"--pyroscope-url", "127.0.0.1:4040"}, []string{"--pyroscope-url", "http://"}},
 		{"pyroscope and cpuprofile", []string{"--pyroscope-url", "http://127.0.0.1:4040", "--cpuprofile", "cpu.out"}, []string{"--pyroscope-url", "--cpuprofile"}},
 		{"bad run id", []string{"--pyroscope-url", "http://127.0.0.1:4040", "--run-id", "a b"}, []string{"--run-id", "letters"}},
+		{"run id alone", []string{"--run-id", "a"}, []string{"--run-id", "--metrics-addr, --pyroscope-url or --distributed"}},
 	} {
 		_, stderr, code := opasim(t, append([]string{"run", "--cycles", "1000", "--warmup", "100"}, tc.args...)...)
 		if code != 2 {
@@ -69,7 +70,7 @@ var servingLine = regexp.MustCompile(`serving metrics on (http://\S+/metrics)`)
 // the hold ends or, here, an interrupt.
 func TestRunServesMetrics(t *testing.T) {
 	cmd := exec.Command(binary, "run", "--ports", "8", "--cycles", "20000", "--warmup", "2000",
-		"--metrics-addr", "127.0.0.1:0", "--metrics-hold", "1m", "--metrics-detail", "port")
+		"--metrics-addr", "127.0.0.1:0", "--metrics-hold", "1m", "--metrics-detail", "port", "--run-id", "served-1")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -106,8 +107,9 @@ func TestRunServesMetrics(t *testing.T) {
 		}
 	}
 	page := get(t, url)
-	for _, want := range []string{"opasim_simulated_cycle 20000", "opasim_configured_cycles 20000", `opasim_delivered_flits_total{sl="VO"}`,
-		`opasim_port_buffer_occupancy_flits{port="7",stage="output",switch="0"}`, "go_goroutines", "process_cpu_seconds_total"} {
+	for _, want := range []string{`opasim_simulated_cycle{run_id="served-1"} 20000`, `opasim_configured_cycles{run_id="served-1"} 20000`,
+		`opasim_delivered_flits_total{run_id="served-1",sl="VO"}`, `opasim_port_buffer_occupancy_flits{port="7",run_id="served-1",stage="output",switch="0"}`,
+		`go_goroutines{run_id="served-1"}`, `process_cpu_seconds_total{run_id="served-1"}`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("/metrics after the run lacks %q", want)
 		}

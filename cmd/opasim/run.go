@@ -44,7 +44,7 @@ func runOnce(cmd *cobra.Command, f *runFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	if err := f.observe.check(f.cpuProfile); err != nil {
+	if err := f.observe.check(f.cpuProfile, f.dist.members > 0); err != nil {
 		return badInput(err)
 	}
 	if err := f.dist.check(cmd.Flags(), f); err != nil {
