@@ -125,7 +125,7 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.StringVar(&f.policy, "policy", "", "link sharing among traffic classes: np (default), ba (with --shares), fp")
 		fl.Float64SliceVar(&f.shares, "shares", nil, "ba: each class's guaranteed share of every link, e.g. 0.75,0.25")
 		fl.StringVar(&f.storagePolicy, "storage-policy", "", "apps: every application's storage policy ("+strings.Join(storage.Policies(), ", ")+"), replacing its storage devices and nodes")
-		fl.StringVar(&f.app, "app", "", "run an application instead of the pattern ("+strings.Join(workload.AppKinds(), ", ")+"); --flow-size is its flows' size")
+		fl.StringVar(&f.app, "app", "", "run an application instead of the pattern ("+strings.Join(workload.AppKinds(), ", ")+"; bench: --iterations rounds of --pattern, each a phase); --flow-size is its flows' size")
 		fl.IntVar(&f.tasks, "tasks", 0, "--app: tasks, on servers 0..tasks-1 (default: every server)")
 		fl.IntVar(&f.iterations, "iterations", 0, "--app: time steps, sweeps, rounds (default 1)")
 		fl.Float64Var(&f.compute, "compute", 0, "--app: compute time before each causal flow")
@@ -485,7 +485,10 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 		if a.Seed == 0 {
 			a.Seed = cfg.Seed
 		}
-		flows, err = a.Flows()
+		if a.Kind == workload.Bench && a.Pattern == "" {
+			a.Pattern = cfg.Pattern.Name // the run's pattern (--pattern)
+		}
+		flows, barriers, err = a.FlowsAndBarriers()
 	} else {
 		causal = false
 		flows, barriers, err = workload.Phased(pat, phase, d.FlowSize, d.PhaseDelay)

@@ -185,6 +185,15 @@ func TestFlowApp(t *testing.T) {
 	}
 	expectRefused(t, "too many tasks", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--app", "nbody", "--tasks", "65"}, []string{"app.tasks: 65 is not allowed: must be at most the network's 64 servers"})
 	expectRefused(t, "unknown app", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--app", "lattice"}, []string{`application kind: "lattice" is not allowed`})
+	// A bench of the run's pattern: 2 rounds of a shift by one on the
+	// 8-ary 2-tree, each server sending one flow and receiving one, no
+	// link shared under d-mod-k: 10 + 1 + 10 = 21, every flow taking 10.
+	stdout, stderr, code = opasim(t, "flow", "dynamic", "--preset", "tree-8ary-2", "--app", "bench", "--pattern", "shift", "--iterations", "2", "--flow-size", "10", "--compute", "1")
+	if code != 0 || !strings.Contains(stdout, "128 flows in 2 phases, 0 unfinished; makespan 21, mean flow completion 10;") {
+		t.Fatalf("bench: exit %d: %s%s", code, stdout, stderr)
+	}
+	expectRefused(t, "bench of a bit permutation on 48 tasks", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--app", "bench", "--pattern", "butterfly", "--tasks", "48"},
+		[]string{"application pattern: ", "48", "power of two"})
 }
 
 // TestFlowStorageStudy: docs/examples/storage-study.yaml (three

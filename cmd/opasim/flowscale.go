@@ -233,7 +233,7 @@ func appsStudy(size string, topos, apps []string) ([]scale.Topo, []workload.App,
 		tnames = append(tnames, t.Name)
 	}
 	for _, a := range as {
-		anames = append(anames, a.Kind)
+		anames = append(anames, a.Name())
 	}
 	for _, t := range topos {
 		if !slices.Contains(tnames, t) {
@@ -249,7 +249,7 @@ func appsStudy(size string, topos, apps []string) ([]scale.Topo, []workload.App,
 		ts = slices.DeleteFunc(ts, func(t scale.Topo) bool { return !slices.Contains(topos, t.Name) })
 	}
 	if len(apps) > 0 {
-		as = slices.DeleteFunc(as, func(a workload.App) bool { return !slices.Contains(apps, a.Kind) })
+		as = slices.DeleteFunc(as, func(a workload.App) bool { return !slices.Contains(apps, a.Name()) })
 	}
 	return ts, as, nil
 }
@@ -257,7 +257,7 @@ func appsStudy(size string, topos, apps []string) ([]scale.Topo, []workload.App,
 // appLine is the line printed after a run: its execution time, or how far
 // it got if it did not finish.
 func appLine(p scale.AppPoint) string {
-	head := fmt.Sprintf("%-14s %-13s %-9s %9d flows  ", p.Topology, p.App, p.Routing, p.Flows)
+	head := fmt.Sprintf("%-14s %-19s %-9s %9d flows  ", p.Topology, p.App, p.Routing, p.Flows)
 	times := fmt.Sprintf("(%.2f s, %.2f CPU-s)", p.Seconds, p.CPUSeconds)
 	if p.Unfinished {
 		return head + fmt.Sprintf("NOT FINISHED within the run limit: %d of %d flows completed, the last at time %.6g  %s", p.Completed, p.Flows, p.Reached, times)

@@ -194,21 +194,22 @@ func TestReadStream(t *testing.T) {
 	if len(jobs) != 2 || jobs[1] != (Job{Arrival: 1.5, Size: 4, Runtime: 5, Estimate: 8}) {
 		t.Fatalf("%+v", jobs)
 	}
-	jobs, err = ReadStream(strings.NewReader("0 2 10 0 mapreduce\n1 4 5 8 stencil2d,iterations=3,size=2.5,compute=1\n"), "s.jobs")
+	jobs, err = ReadStream(strings.NewReader("0 2 10 0 mapreduce\n1 4 5 8 stencil2d,iterations=3,size=2.5,compute=1\n2 4 1 0 bench,pattern=shift,iterations=2\n"), "s.jobs")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(jobs) != 2 || jobs[0].App != "mapreduce" || jobs[1] != (Job{Arrival: 1, Size: 4, Runtime: 5, Estimate: 8, App: "stencil2d,iterations=3,size=2.5,compute=1"}) {
+	if len(jobs) != 3 || jobs[0].App != "mapreduce" || jobs[2].App != "bench,pattern=shift,iterations=2" || jobs[1] != (Job{Arrival: 1, Size: 4, Runtime: 5, Estimate: 8, App: "stencil2d,iterations=3,size=2.5,compute=1"}) {
 		t.Fatalf("%+v", jobs)
 	}
 	for _, c := range []struct{ src, want string }{
 		{"0 2\n", "s.jobs:1: 2 fields"},
 		{"0 2 1 0 nbody x\n", "s.jobs:1: 6 fields"},
-		{"0 2 1 0 lifo\n", `s.jobs:1: application "lifo": kind "lifo" is not allowed: must be one of dcntraffic`},
+		{"0 2 1 0 lifo\n", `s.jobs:1: application "lifo": kind "lifo" is not allowed: must be one of bench, dcntraffic`},
 		{"0 2 1 0 nbody,iterations=0\n", `iterations "0" is not allowed: must be an integer in [1, 1048576]`},
 		{"0 2 1 0 nbody,size=-1\n", `size "-1" is not allowed`},
 		{"0 2 1 0 nbody,compute=NaN\n", `compute "NaN" is not allowed`},
-		{"0 2 1 0 nbody,size=1,size=2\n", `"size=2" is not allowed: must be iterations=N, size=S or compute=C, each at most once`},
+		{"0 2 1 0 nbody,size=1,size=2\n", `"size=2" is not allowed: must be iterations=N, size=S, compute=C or pattern=NAME, each at most once`},
+		{"0 2 1 0 bench,pattern=ring\n", `pattern "ring" is not allowed: must be one of all-to-all`},
 		{"0 2 1 0 nbody,size\n", `"size" is not allowed`},
 		{"0 2 1 0 nbody,seed=3\n", `key "seed" is not allowed`},
 		{"0 0 1\n", `s.jobs:1: size "0" is not allowed`},

@@ -21,8 +21,8 @@ import (
 // ESTIMATE of 0 is the runtime); SIZE is a number of servers (at least 1).
 // APP is the job's application on the network when it is not the run's:
 // a kind (workload.AppKinds), optionally followed by ,iterations=N
-// ,size=S ,compute=C, which replace the run's values for this job (see
-// JobApp). Arrivals need not be sorted.
+// ,size=S ,compute=C ,pattern=NAME, which replace the run's values for
+// this job (see JobApp). Arrivals need not be sorted.
 
 // MaxStreamLine is the longest line ReadStream accepts.
 const MaxStreamLine = 1024
@@ -77,9 +77,9 @@ func ReadStream(r io.Reader, name string) ([]Job, error) {
 
 // JobApp is the application a job's APP field names: base (the run's
 // application) with the kind spec names and the values it gives. spec is
-// KIND[,iterations=N][,size=S][,compute=C]: KIND one of
-// workload.AppKinds, N in [1, 2^20], S and C at least 0 and finite, each
-// key at most once. The tasks and seed stay base's (the job sets them).
+// KIND[,iterations=N][,size=S][,compute=C][,pattern=NAME]: KIND one of
+// workload.AppKinds, N in [1, 2^20], S and C at least 0 and finite, NAME
+// a pattern (workload.Patterns; a bench's), each key at most once. The tasks and seed stay base's (the job sets them).
 func JobApp(spec string, base workload.App) (workload.App, error) {
 	parts := strings.Split(spec, ",")
 	if !slices.Contains(workload.AppKinds(), parts[0]) {
@@ -91,7 +91,7 @@ func JobApp(spec string, base workload.App) (workload.App, error) {
 	for _, kv := range parts[1:] {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || seen[k] {
-			return base, fmt.Errorf("application %q: %q is not allowed: must be iterations=N, size=S or compute=C, each at most once", spec, kv)
+			return base, fmt.Errorf("application %q: %q is not allowed: must be iterations=N, size=S, compute=C or pattern=NAME, each at most once", spec, kv)
 		}
 		seen[k] = true
 		switch k {
@@ -111,9 +111,17 @@ func JobApp(spec string, base workload.App) (workload.App, error) {
 			} else {
 				app.Compute = x
 			}
+		case "pattern":
+			if !slices.Contains(workload.Patterns(), v) {
+				return base, fmt.Errorf("application %q: pattern %q is not allowed: must be one of %s", spec, v, strings.Join(workload.Patterns(), ", "))
+			}
+			app.Pattern = v
 		default:
-			return base, fmt.Errorf("application %q: key %q is not allowed: must be iterations, size or compute", spec, k)
+			return base, fmt.Errorf("application %q: key %q is not allowed: must be iterations, size, compute or pattern", spec, k)
 		}
+	}
+	if app.Kind != workload.Bench && !seen["pattern"] {
+		app.Pattern = "" // the run's bench pattern is not this kind's
 	}
 	return app, nil
 }

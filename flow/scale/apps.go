@@ -43,15 +43,38 @@ func StudyTopologies() []Topo {
 
 // StudyApps are the applications (4,096 tasks where the flows stay few
 // enough; 256 for the quadratic ones), flows of 1,000 capacity-time units
-// and computations of 10.
+// and computations of 10, then seed 001's third group, the benchmarking
+// patterns (StudyBenches).
 func StudyApps() []workload.App {
-	return []workload.App{
+	return append([]workload.App{
 		{Kind: workload.Stencil3D, Tasks: 4096, Iterations: 5, Size: 1000, Compute: 10},
 		{Kind: workload.Sweep2D, Tasks: 4096, Iterations: 2, Size: 1000, Compute: 10},
 		{Kind: workload.NBody, Tasks: 256, Iterations: 1, Size: 1000, Compute: 10},
 		{Kind: workload.MapReduce, Tasks: 256, Size: 1000, Compute: 10},
 		{Kind: workload.Unstructured, Tasks: 4096, Iterations: 5, Size: 1000, Compute: 10, Seed: 1},
 		{Kind: workload.DCNTraffic, Tasks: 4096, Iterations: 4, Size: 1000, Seed: 1},
+	}, StudyBenches(4096, 4096, 256)...)
+}
+
+// StudyBenches are the benchmarking patterns, causality-enhanced (seed
+// 001 section 3.3.3's third group: each phase waits for the previous
+// one): 4 rounds of a random uniform pattern, a random permutation and a
+// shift by one on tasks tasks, of the bit complement, the bit reversal
+// and the butterfly on pow2 tasks (a power of two: they need one), and
+// one round of all-to-all on a2a tasks (quadratic, as n-body); flows of
+// 1,000, computations of 10 between rounds.
+func StudyBenches(tasks, pow2, a2a int) []workload.App {
+	bench := func(pattern string, n, rounds int) workload.App {
+		return workload.App{Kind: workload.Bench, Pattern: pattern, Tasks: n, Iterations: rounds, Size: 1000, Compute: 10, Seed: 1}
+	}
+	return []workload.App{
+		bench("uniform", tasks, 4),
+		bench("permutation", tasks, 4),
+		bench("shift", tasks, 4),
+		bench("bit-complement", pow2, 4),
+		bench(workload.BitReversal, pow2, 4),
+		bench(workload.Butterfly, pow2, 4),
+		bench("all-to-all", a2a, 1),
 	}
 }
 
@@ -104,16 +127,18 @@ func StudyTopologies64k() []Topo {
 // tasks: the stencil on 40³, the sweep on the largest square below,
 // 252² = 63,504; the quadratic ones (n-body, MapReduce) on 1,024. The
 // order is the cheapest first (as measured at 4k), so that with a run
-// limit the table fills from the cheap end.
+// limit the table fills from the cheap end; then the benchmarking
+// patterns on 64,000 tasks (the bit permutations on 32,768, the largest
+// power of two below; all-to-all on 1,024).
 func StudyApps64k() []workload.App {
-	return []workload.App{
+	return append([]workload.App{
 		{Kind: workload.Sweep2D, Tasks: 252 * 252, Iterations: 2, Size: 1000, Compute: 10},
 		{Kind: workload.NBody, Tasks: 1024, Iterations: 1, Size: 1000, Compute: 10},
 		{Kind: workload.MapReduce, Tasks: 1024, Size: 1000, Compute: 10},
 		{Kind: workload.Stencil3D, Tasks: 40 * 40 * 40, Iterations: 5, Size: 1000, Compute: 10},
 		{Kind: workload.Unstructured, Tasks: 64000, Iterations: 5, Size: 1000, Compute: 10, Seed: 1},
 		{Kind: workload.DCNTraffic, Tasks: 64000, Iterations: 4, Size: 1000, Seed: 1},
-	}
+	}, StudyBenches(64000, 1<<15, 1024)...)
 }
 
 // AppPoint is one application on one topology and routing. A run stopped
@@ -185,11 +210,11 @@ func RunAppsWith(ctx context.Context, topos []Topo, apps []workload.App, opt App
 					return out, nil
 				}
 				if a.Tasks > net.Graph.NumServers() {
-					return out, fmt.Errorf("%s: %s needs %d servers, the network has %d", t.Name, a.Kind, a.Tasks, net.Graph.NumServers())
+					return out, fmt.Errorf("%s: %s needs %d servers, the network has %d", t.Name, a.Name(), a.Tasks, net.Graph.NumServers())
 				}
 				pt, err := runApp(ctx, net, a, opt.RunLimit)
 				if err != nil {
-					return out, fmt.Errorf("%s %s: %w", t.Name, a.Kind, err)
+					return out, fmt.Errorf("%s %s: %w", t.Name, a.Name(), err)
 				}
 				pt.Topology, pt.Multipath = t.Name, r == t.Multipath
 				out = append(out, pt)
@@ -241,7 +266,7 @@ func runApp(ctx context.Context, net *spec.Network, a workload.App, limit time.D
 	if res.Unfinished > 0 {
 		return AppPoint{}, fmt.Errorf("%d flows never completed", res.Unfinished)
 	}
-	pt := AppPoint{App: a.Kind, Routing: net.Router.Name(), Servers: net.Graph.NumServers(), Flows: len(flows),
+	pt := AppPoint{App: a.Name(), Routing: net.Router.Name(), Servers: net.Graph.NumServers(), Flows: len(flows),
 		Makespan: res.Makespan, Seconds: time.Since(began).Seconds(), CPUSeconds: cpuSeconds() - cpu0}
 	// The interrupt is asked after the last batch too: a run stopped with
 	// every flow completed is finished.

@@ -164,7 +164,7 @@ func TestStudy64k(t *testing.T) {
 	}
 	for _, a := range apps {
 		if err := a.Check(); err != nil || a.Tasks > fewest {
-			t.Errorf("%s: %d tasks on at least %d servers: %v", a.Kind, a.Tasks, fewest, err)
+			t.Errorf("%s: %d tasks on at least %d servers: %v", a.Name(), a.Tasks, fewest, err)
 		}
 	}
 	if _, _, err := StudyOf("1m"); err == nil || !strings.Contains(err.Error(), `study size: "1m" is not allowed: must be one of 4k, 64k`) {

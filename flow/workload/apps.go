@@ -23,7 +23,10 @@ type App struct {
 	Iterations int     `yaml:"iterations" json:"iterations"` // time steps, sweeps, rounds (default 1)
 	Size       float64 `yaml:"size" json:"size"`             // bytes of each flow (dcntraffic: the short flows')
 	Compute    float64 `yaml:"compute" json:"compute"`       // compute time before each causal flow
-	Seed       uint64  `yaml:"seed" json:"seed"`             // unstructured, dcntraffic
+	Seed       uint64  `yaml:"seed" json:"seed"`             // unstructured, dcntraffic, bench
+	// Pattern is a bench's traffic pattern (Patterns: its defaults, one
+	// flow a server for uniform); only bench takes one.
+	Pattern string `yaml:"pattern" json:"pattern,omitempty"`
 }
 
 // Application kinds.
@@ -35,11 +38,21 @@ const (
 	MapReduce    = "mapreduce"    // task 0 scatters to all, all-to-all shuffle, all gather to task 0
 	Unstructured = "unstructured" // graph analytics: each round every task sends to a random task, after its previous round's receipt
 	DCNTraffic   = "dcntraffic"   // every task sends to random tasks: 80% short (size), 20% long (100 × size) flows, Poisson arrivals
+	Bench        = "bench"        // a benchmarking pattern, causality-enhanced: iterations rounds of the pattern, each round a phase that waits for the previous one (plus compute)
 )
 
 // AppKinds lists the application kinds.
 func AppKinds() []string {
-	return []string{DCNTraffic, MapReduce, NBody, Stencil2D, Stencil3D, Sweep2D, Unstructured}
+	return []string{Bench, DCNTraffic, MapReduce, NBody, Stencil2D, Stencil3D, Sweep2D, Unstructured}
+}
+
+// Name names the application in tables: its kind, and a bench's pattern
+// ("bench-shift").
+func (a App) Name() string {
+	if a.Kind == Bench {
+		return Bench + "-" + a.Pattern
+	}
+	return a.Kind
 }
 
 // side is the edge of a d-dimensional cube of n tasks, or an error.
@@ -92,15 +105,33 @@ func (a App) check() (it, edge int, err error) {
 		edge, err = side(a.Kind, a.Tasks, 2)
 	case Stencil3D:
 		edge, err = side(a.Kind, a.Tasks, 3)
+	case Bench:
+		if a.Pattern == "" {
+			return 0, 0, fmt.Errorf("application pattern: a bench needs one: must be one of %s", strings.Join(Patterns(), ", "))
+		}
+		if _, err := Build(Spec{Name: a.Pattern}, a.Tasks, a.Seed); err != nil {
+			return 0, 0, fmt.Errorf("application pattern: %w", err)
+		}
+	}
+	if a.Kind != Bench && a.Pattern != "" {
+		return 0, 0, fmt.Errorf("application pattern: %q is not allowed for %s: only a bench takes a pattern", a.Pattern, a.Kind)
 	}
 	return it, edge, err
 }
 
 // Flows builds the application's flows.
 func (a App) Flows() ([]dynamic.Flow, error) {
+	flows, _, err := a.FlowsAndBarriers()
+	return flows, err
+}
+
+// FlowsAndBarriers builds the application's flows and says which are
+// barriers between phases (a bench's: flows of size 0 that stand for
+// no transfer, as Phased's; none for the other kinds).
+func (a App) FlowsAndBarriers() ([]dynamic.Flow, []int, error) {
 	it, edge, err := a.check()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	b := &appBuilder{app: a}
 	switch a.Kind {
@@ -118,13 +149,18 @@ func (a App) Flows() ([]dynamic.Flow, error) {
 		b.unstructured(it)
 	case DCNTraffic:
 		b.dcn(it)
+	case Bench:
+		if err := b.bench(it); err != nil {
+			return nil, nil, err
+		}
 	}
-	return b.flows, nil
+	return b.flows, b.barriers, nil
 }
 
 type appBuilder struct {
-	app   App
-	flows []dynamic.Flow
+	app      App
+	flows    []dynamic.Flow
+	barriers []int // a bench's barriers between rounds
 }
 
 // add appends a flow src→dst depending on deps (with the compute delay
@@ -290,4 +326,33 @@ func (b *appBuilder) dcn(perTask int) {
 			b.flows = append(b.flows, dynamic.Flow{Src: int32(t), Dst: int32(d), Size: size, Start: at})
 		}
 	}
+}
+
+// bench: rounds rounds of the pattern (round r drawn from seed + r, so a
+// random pattern differs from round to round), each a phase: the flows of
+// round r > 0 depend on a barrier (a flow of size 0 from task 0 to
+// itself, as in Phased) that depends on every flow of round r − 1, and
+// start compute after it.
+func (b *appBuilder) bench(rounds int) error {
+	barrier := -1
+	var phase []int
+	for r := range rounds {
+		if r > 0 {
+			b.flows = append(b.flows, dynamic.Flow{Deps: phase})
+			barrier, phase = len(b.flows)-1, nil
+			b.barriers = append(b.barriers, barrier)
+		}
+		p, err := Build(Spec{Name: b.app.Pattern}, b.app.Tasks, b.app.Seed+uint64(r))
+		if err != nil {
+			return fmt.Errorf("application pattern: %w", err)
+		}
+		p.Flows(0, int32(p.Servers()), func(src, dst int32) {
+			var deps []int
+			if barrier >= 0 {
+				deps = []int{barrier}
+			}
+			phase = append(phase, b.add(int(src), int(dst), deps))
+		})
+	}
+	return nil
 }

@@ -113,3 +113,57 @@ func TestAppShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchByHand: the causality-enhanced benchmarking patterns on a star
+// of unit links:
+//   - shift on 4 tasks, 2 rounds, size 10, compute 1: each round every
+//     server sends one flow and receives one, 10 a round: 10 + 1 + 10 =
+//     21, with 4 + 1 barrier + 4 flows;
+//   - all-to-all on 4 tasks, size 10: each server's 3 flows share its
+//     link up (and its link down), 30 a round; 2 rounds, 60, with 25
+//     flows.
+func TestBenchByHand(t *testing.T) {
+	for _, c := range []struct {
+		app   App
+		want  float64
+		flows int
+	}{
+		{App{Kind: Bench, Pattern: "shift", Tasks: 4, Iterations: 2, Size: 10, Compute: 1}, 21, 9},
+		{App{Kind: Bench, Pattern: "all-to-all", Tasks: 4, Size: 10}, 30, 12},
+		{App{Kind: Bench, Pattern: "all-to-all", Tasks: 4, Iterations: 2, Size: 10}, 60, 25},
+	} {
+		got, n := makespan(t, star(t, c.app.Tasks), c.app)
+		if got != c.want || n != c.flows {
+			t.Errorf("%s %+v: makespan %v with %d flows, want %v with %d", c.app.Name(), c.app, got, n, c.want, c.flows)
+		}
+	}
+	flows, err := App{Kind: Bench, Pattern: "uniform", Tasks: 16, Iterations: 2, Size: 1, Seed: 5}.Flows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := 0
+	for i := range 16 {
+		if flows[i].Dst == flows[17+i].Dst {
+			same++
+		}
+		if len(flows[17+i].Deps) != 1 || flows[17+i].Deps[0] != 16 || len(flows[16].Deps) != 16 {
+			t.Fatalf("round 2's flow %d depends on %v, the barrier on %d flows", i, flows[17+i].Deps, len(flows[16].Deps))
+		}
+	}
+	if same > 8 {
+		t.Errorf("uniform: %d of 16 destinations the same in both rounds: the rounds are not drawn apart", same)
+	}
+	for _, c := range []struct {
+		app  App
+		want string
+	}{
+		{App{Kind: Bench, Tasks: 4}, "application pattern: a bench needs one"},
+		{App{Kind: Bench, Pattern: "ring", Tasks: 4}, `application pattern: pattern: `},
+		{App{Kind: Bench, Pattern: "bit-reversal", Tasks: 6}, "application pattern: "},
+		{App{Kind: NBody, Pattern: "shift", Tasks: 4}, `application pattern: "shift" is not allowed for nbody`},
+	} {
+		if err := c.app.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.app, err, c.want)
+		}
+	}
+}
