@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Line is one series of a line figure: points (X[i], Y[i]).
@@ -122,6 +123,14 @@ func WriteBars(f BarFigure, base string) ([]string, error) {
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	p.NominalX(f.Groups...)
+	long := 0
+	for _, g := range f.Groups {
+		long = max(long, len(g))
+	}
+	if long*len(f.Groups) > 90 { // the names would run into each other: slant them
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	}
 	p.X.Min, p.X.Max = -0.6, float64(len(f.Groups))-0.4
 	p.Y.Min, p.Y.Max = 0, max(top*1.4, 1e-9) // room for the legend above the bars
 	p.Add(plotter.NewGrid())
