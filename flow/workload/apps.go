@@ -110,7 +110,7 @@ func (a App) check() (it, edge int, err error) {
 			return 0, 0, fmt.Errorf("application pattern: a bench needs one: must be one of %s", strings.Join(Patterns(), ", "))
 		}
 		if _, err := Build(Spec{Name: a.Pattern}, a.Tasks, a.Seed); err != nil {
-			return 0, 0, fmt.Errorf("application pattern: %w", err)
+			return 0, 0, fmt.Errorf("application pattern: %w (a bench takes the pattern with its default parameters)", err)
 		}
 	}
 	if a.Kind != Bench && a.Pattern != "" {
