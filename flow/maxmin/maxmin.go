@@ -207,6 +207,9 @@ func NewPolicy(capacities []float64, p Policy) (*Solver, error) {
 	for l := range s.sat {
 		s.sat[l] = math.Inf(1)
 	}
+	// The share heap's ids are 2·link+1 and 2·flow: its positions are
+	// per link (8 bytes, with those of the first n flows' ghosts).
+	s.h.Reserve(2 * n)
 	return s, nil
 }
 
