@@ -113,15 +113,30 @@ type pending struct {
 type edge struct{ to, next int32 }
 
 // sub is one running path of a flow: a max-min solver flow, and a member
-// of the bucket of paths predicted to complete at one time (a doubly
-// linked list). 24 bytes; its rate is the solver's. Its remaining size is
-// as of the time its bucket was made (every path of a bucket joined it
-// then), or of any time if it has no bucket (its rate is then 0).
+// of the bucket of paths predicted to complete at one time. 24 bytes; its
+// rate is the solver's. Its remaining size is as of the time its bucket
+// was made (every path of a bucket joined it then), or of any time if it
+// has no bucket (its rate is then 0).
+//
+// A path alone in its bucket keeps that time in next and prev (made);
+// the paths of a bucket of several form a doubly linked list by next and
+// prev, and the bucket's group record keeps the time.
 type sub struct {
 	remaining  float64
 	owner      int32 // slot
 	bucket     int32 // -1: none (rate 0, or completing)
 	next, prev int32
+}
+
+// made returns the time alone path s's bucket was made.
+func (s *sub) made() float64 {
+	return math.Float64frombits(uint64(uint32(s.next)) | uint64(uint32(s.prev))<<32)
+}
+
+// setMade makes s a path alone in its bucket, made at t.
+func (s *sub) setMade(t float64) {
+	b := math.Float64bits(t)
+	s.next, s.prev = int32(uint32(b)), int32(uint32(b>>32))
 }
 
 // Engine is the dynamic engine: it runs the flows a Workload adds.
@@ -151,12 +166,16 @@ type Engine struct {
 	ready   []int32    // slots ready now, first in first out
 	readyAt int
 	buckets iheap.Heap // bucket → the completion time of its paths
-	bhead   []int32    // per bucket, its first path
-	bmade   []float64  // per bucket, when it was made (its paths' remaining sizes are as of then)
-	freeB   []int32
-	wakes   timeHeap
-	doomed  []int32 // slots to report as never completing
-	doomAt  int
+	// per bucket, its path if it has one (>= 0), or ^g for group record
+	// g if it has several
+	bhead  []int32
+	freeB  []int32
+	ghead  []int32   // per group record, its bucket's first path
+	gmade  []float64 // per group record, when its bucket was made (its paths' remaining sizes are as of then)
+	freeG  []int32
+	wakes  timeHeap
+	doomed []int32 // slots to report as never completing
+	doomAt int
 
 	// the flow being routed, for onPath
 	cur      int32
@@ -367,6 +386,15 @@ func (e *Engine) batch(t float64) {
 		e.buckets.Pop()
 		sid := e.bhead[b]
 		e.freeB = append(e.freeB, b)
+		if sid >= 0 {
+			s := &e.subs[sid]
+			s.bucket, s.next, s.prev = -1, -1, -1
+			e.finishSub(maxmin.FlowID(sid))
+			continue
+		}
+		g := ^sid
+		sid = e.ghead[g]
+		e.freeG = append(e.freeG, g)
 		for sid >= 0 && e.err == nil {
 			next := e.subs[sid].next
 			e.subs[sid].bucket = -1
@@ -550,16 +578,17 @@ func (e *Engine) solve() {
 		s := &e.subs[id]
 		if s.bucket >= 0 {
 			// A path without a bucket had rate 0 (prev[i] is 0).
-			s.remaining = max(s.remaining-prev[i]*(e.now-e.bmade[s.bucket]), 0)
+			s.remaining = max(s.remaining-prev[i]*(e.now-e.madeOf(s)), 0)
 		}
 		rate := e.solver.Rate(id)
 		e.unlink(int32(id))
 		if rate > 0 {
 			t := e.now + s.remaining/rate
 			if lastB < 0 || t != lastT {
-				lastB, lastT, tail = e.newBucket(t), t, -1
+				lastB, lastT = e.newBucket(t, int32(id)), t
+			} else {
+				e.join(int32(id), lastB, tail)
 			}
-			e.link(int32(id), lastB, tail)
 			tail = int32(id)
 		}
 	}
@@ -589,7 +618,9 @@ func (e *Engine) trim() {
 	e.trims, e.peakReady = 0, 0
 }
 
-func (e *Engine) newBucket(t float64) int32 {
+// newBucket makes a bucket of completion time t for path id alone, and
+// returns it.
+func (e *Engine) newBucket(t float64, id int32) int32 {
 	var b int32
 	if n := len(e.freeB); n > 0 {
 		b = e.freeB[n-1]
@@ -597,45 +628,73 @@ func (e *Engine) newBucket(t float64) int32 {
 	} else {
 		b = int32(len(e.bhead))
 		e.bhead = append(e.bhead, -1)
-		e.bmade = append(e.bmade, 0)
 	}
-	e.bhead[b], e.bmade[b] = -1, e.now
+	e.bhead[b] = id
+	s := &e.subs[id]
+	s.bucket = b
+	s.setMade(e.now)
 	e.buckets.Set(b, t)
 	return b
 }
 
-// link appends sub id to bucket b, whose last sub is tail (-1: b is
-// empty). Subs join only the bucket made last, so solve keeps its tail.
-func (e *Engine) link(id, b, tail int32) {
+// join appends path id to bucket b, made now, whose last path is tail;
+// a bucket of one path gets a group record. Paths join only the bucket
+// made last, so solve keeps its tail.
+func (e *Engine) join(id, b, tail int32) {
+	if h := e.bhead[b]; h >= 0 {
+		var g int32
+		if n := len(e.freeG); n > 0 {
+			g = e.freeG[n-1]
+			e.freeG = e.freeG[:n-1]
+		} else {
+			g = int32(len(e.ghead))
+			e.ghead = append(e.ghead, -1)
+			e.gmade = append(e.gmade, 0)
+		}
+		e.ghead[g], e.gmade[g] = h, e.now
+		e.subs[h].next, e.subs[h].prev = -1, -1
+		e.bhead[b] = ^g
+	}
 	s := &e.subs[id]
 	s.bucket, s.next, s.prev = b, -1, tail
-	if tail >= 0 {
-		e.subs[tail].next = id
-	} else {
-		e.bhead[b] = id
-	}
+	e.subs[tail].next = id
 }
 
-// unlink takes sub id out of its bucket, dropping the bucket if empty.
+// madeOf returns when the bucket of path s (which has one) was made.
+func (e *Engine) madeOf(s *sub) float64 {
+	if h := e.bhead[s.bucket]; h < 0 {
+		return e.gmade[^h]
+	}
+	return s.made()
+}
+
+// unlink takes path id out of its bucket, dropping the bucket if empty.
 func (e *Engine) unlink(id int32) {
 	s := &e.subs[id]
 	b := s.bucket
 	if b < 0 {
 		return
 	}
-	if s.prev >= 0 {
-		e.subs[s.prev].next = s.next
-	} else {
-		e.bhead[b] = s.next
-	}
-	if s.next >= 0 {
-		e.subs[s.next].prev = s.prev
+	h := e.bhead[b]
+	if h < 0 {
+		g := ^h
+		if s.prev >= 0 {
+			e.subs[s.prev].next = s.next
+		} else {
+			e.ghead[g] = s.next
+		}
+		if s.next >= 0 {
+			e.subs[s.next].prev = s.prev
+		}
+		if e.ghead[g] >= 0 {
+			s.bucket, s.next, s.prev = -1, -1, -1
+			return
+		}
+		e.freeG = append(e.freeG, g)
 	}
 	s.bucket, s.next, s.prev = -1, -1, -1
-	if e.bhead[b] < 0 {
-		e.buckets.Remove(b)
-		e.freeB = append(e.freeB, b)
-	}
+	e.buckets.Remove(b)
+	e.freeB = append(e.freeB, b)
 }
 
 func (e *Engine) allocSlot() int32 {
