@@ -187,8 +187,10 @@ type Engine struct {
 	active int
 	stats  Stats
 
-	// trimming: batches since the last trim, the longest ready queue since
-	trims, peakReady int
+	// trimming: batches since the last trim, the longest ready queue
+	// since, and the numbers of slots and paths at the last trim
+	trims, peakReady     int
+	heldSlots, heldPaths int
 }
 
 // Options configures an Engine.
@@ -600,7 +602,9 @@ func (e *Engine) solve() {
 // window): the pending records if no flow waits, the ready and doomed
 // queues, and the heaps' entry arrays. Slots, paths and buckets are
 // reused from free lists instead: their arrays stay at the most flows
-// and buckets held at once.
+// and buckets held at once, and the slots' and paths' arrays give back
+// the slack of their last growth once they have not grown for a window
+// (grow.Fit).
 func (e *Engine) trim() {
 	if e.trims++; e.trims < grow.Window {
 		return
@@ -615,6 +619,10 @@ func (e *Engine) trim() {
 	}
 	e.starts.Trim()
 	e.buckets.Trim()
+	e.slots = grow.Fit(e.slots, e.heldSlots)
+	e.x = grow.Fit(e.x, e.heldSlots)
+	e.subs = grow.Fit(e.subs, e.heldPaths)
+	e.heldSlots, e.heldPaths = len(e.slots), len(e.subs)
 	e.trims, e.peakReady = 0, 0
 }
 

@@ -148,9 +148,10 @@ type Solver struct {
 	dl         iheap.Heap // flow deadlines
 	level      float64
 	recomputed int
-	// trimming: solves since the last trim, and the most flows and links
-	// the scratch arrays held since
+	// trimming: solves since the last trim, the most flows and links
+	// the scratch arrays held since, and the number of flow ids then
 	trims, peakF, peakL int
+	heldF               int
 
 	policy     Policy
 	components bool      // NP: re-solve whole touched components instead of replaying
@@ -470,6 +471,10 @@ func (s *Solver) trim() {
 	s.vals = grow.Shrink(s.vals, max(f, l))
 	s.h.Trim()
 	s.dl.Trim()
+	s.meta = grow.Fit(s.meta, s.heldF)
+	s.rate = grow.Fit(s.rate, s.heldF)
+	s.heldF = len(s.meta)
+	s.paths.fit()
 	s.trims, s.peakF, s.peakL = 0, len(s.comp), len(s.compL)
 }
 
@@ -744,7 +749,7 @@ func (s *Solver) requeue() {
 // costs 4 bytes a link and no allocation of its own.
 type pathStore struct {
 	short [maxShort + 1]pool
-	long  map[int32]*pool // lengths above maxShort (looked up, never iterated)
+	long  map[int32]*pool // lengths above maxShort (iterated only by fit, where order does not matter)
 }
 
 const maxShort = 64
@@ -752,6 +757,21 @@ const maxShort = 64
 type pool struct {
 	links []int32
 	free  []int32
+	held  int // len(links) at the last fit
+}
+
+// fit gives back the slack of the pools' link arrays that have not grown
+// since the last call (grow.Fit).
+func (p *pathStore) fit() {
+	for n := range p.short {
+		q := &p.short[n]
+		q.links = grow.Fit(q.links, q.held)
+		q.held = len(q.links)
+	}
+	for _, q := range p.long {
+		q.links = grow.Fit(q.links, q.held)
+		q.held = len(q.links)
+	}
 }
 
 func (p *pathStore) pool(n int32) *pool {

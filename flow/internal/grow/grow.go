@@ -44,3 +44,17 @@ func Shrink[T any](s []T, peak int) []T {
 	}
 	return append(make([]T, 0, 2*peak), s...)
 }
+
+// Fit returns s, or a copy of it whose capacity is its length if it has
+// not grown over the last window — its length is held, what it was at
+// the window's start — and its unused capacity is over a 32nd of it
+// (with at least Slack elements): an array named by index, which never
+// shrinks, gives back the slack of its last growth once it has stopped
+// growing. An array that grows again reallocates with Append's slack, at
+// most once a window after each Fit.
+func Fit[T any](s []T, held int) []T {
+	if len(s) != held || len(s) < Slack || cap(s)-len(s) <= len(s)/32 {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
+}

@@ -51,3 +51,23 @@ func TestShrink(t *testing.T) {
 		t.Error("Oversized at Slack")
 	}
 }
+
+// TestFit: cut to the length only when it was held over the window and
+// the slack is over a 32nd.
+func TestFit(t *testing.T) {
+	s := make([]int32, 2000, 2250)
+	s[1999] = 9
+	if got := Fit(s, 1999); cap(got) != 2250 {
+		t.Errorf("grown in the window: cap %d, want kept 2250", cap(got))
+	}
+	got := Fit(s, 2000)
+	if cap(got) != 2000 || len(got) != 2000 || got[1999] != 9 {
+		t.Errorf("held: len %d cap %d, want 2000, 2000", len(got), cap(got))
+	}
+	if got := Fit(make([]int32, 2000, 2062), 2000); cap(got) != 2062 {
+		t.Errorf("slack of a 32nd: cap %d, want kept 2062", cap(got))
+	}
+	if got := Fit(make([]int32, 100, 500), 100); cap(got) != 500 {
+		t.Errorf("below Slack: cap %d, want kept 500", cap(got))
+	}
+}
