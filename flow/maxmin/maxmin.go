@@ -286,7 +286,16 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 		s.caps[id] = rateCap
 	}
 	for _, l := range path {
-		s.users[l] = append(s.users[l], id)
+		u := s.users[l]
+		if len(u) == cap(u) && s.touched[l] {
+			// It may hold removed flows: drop them first, as the next
+			// Solve would.
+			u = s.compact(l)
+		}
+		if len(u) == cap(u) {
+			u = growUsers(u)
+		}
+		s.users[l] = append(u, id)
 		s.nlive[l]++
 		s.touch(l)
 	}
@@ -296,6 +305,12 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 	s.added = append(s.added, id)
 	s.live++
 	return id, nil
+}
+
+// growUsers returns a copy of full user list u with room for an eighth
+// more, rounded up to the allocator's size (append would double it).
+func growUsers(u []FlowID) []FlowID {
+	return append(slices.Grow([]FlowID(nil), len(u)+len(u)/8+1), u...)
 }
 
 // RemoveFlow removes flow id; the flows that shared links with it get
@@ -540,15 +555,7 @@ func (s *Solver) activateDirty() {
 		if s.lmark[l] {
 			continue
 		}
-		u := s.users[l]
-		w := 0
-		for _, id := range u {
-			if s.meta[id].flags&fAlive != 0 {
-				u[w] = id
-				w++
-			}
-		}
-		s.users[l] = u[:w]
+		s.compact(l)
 		s.lmark[l] = true
 		s.compL = append(s.compL, l)
 	}
@@ -556,6 +563,21 @@ func (s *Solver) activateDirty() {
 	for _, l := range s.compL[k:] {
 		s.state(l, false)
 	}
+}
+
+// compact drops the removed flows from link l's user list, keeping the
+// order of the others, and returns the list.
+func (s *Solver) compact(l int32) []FlowID {
+	u := s.users[l]
+	w := 0
+	for _, id := range u {
+		if s.meta[id].flags&fAlive != 0 {
+			u[w] = id
+			w++
+		}
+	}
+	s.users[l] = u[:w]
+	return u[:w]
 }
 
 // activate makes link l active at the current level: from now on its
