@@ -58,3 +58,39 @@ func Fit[T any](s []T, held int) []T {
 	}
 	return append(make([]T, 0, len(s)), s...)
 }
+
+// PageBits sets the size of a page of Pages: 256 elements.
+const PageBits = 8
+
+const pageSize = 1 << PageBits
+
+// Pages is an array that grows a page at a time, for records named by
+// index that stay at the most held at once: appending never moves the
+// elements held (but in the first page, which grows as append does), so
+// at most a page is unused — not up to an eighth of the array, as with
+// Append — and nothing is copied. The zero value is empty.
+type Pages[T any] struct {
+	pages [][]T
+	n     int
+}
+
+// Len returns the number of elements.
+func (p *Pages[T]) Len() int { return p.n }
+
+// At returns element i (0 <= i < Len()).
+func (p *Pages[T]) At(i int32) *T { return &p.pages[i>>PageBits][i&(pageSize-1)] }
+
+// Append appends x and returns its index.
+func (p *Pages[T]) Append(x T) int32 {
+	k := p.n >> PageBits
+	if k == len(p.pages) {
+		c := pageSize
+		if k == 0 {
+			c = 0
+		}
+		p.pages = append(p.pages, make([]T, 0, c))
+	}
+	p.pages[k] = append(p.pages[k], x)
+	p.n++
+	return int32(p.n - 1)
+}

@@ -71,3 +71,31 @@ func TestFit(t *testing.T) {
 		t.Errorf("below Slack: cap %d, want kept 500", cap(got))
 	}
 }
+
+// TestPages: elements kept across pages, pages after the first made
+// whole, nothing unused beyond the last page.
+func TestPages(t *testing.T) {
+	var p Pages[int64]
+	const n = 5*pageSize + 7
+	for i := range n {
+		if k := p.Append(int64(i)); k != int32(i) {
+			t.Fatalf("Append %d returned %d", i, k)
+		}
+		*p.At(0) += 0
+	}
+	if p.Len() != n {
+		t.Fatalf("len %d, want %d", p.Len(), n)
+	}
+	for i := range int32(n) {
+		if *p.At(i) != int64(i) {
+			t.Fatalf("At(%d) = %d", i, *p.At(i))
+		}
+	}
+	*p.At(n - 5) = -1
+	if *p.At(n-5) != -1 {
+		t.Error("At does not address the element")
+	}
+	if len(p.pages) != 6 || cap(p.pages[5]) != pageSize || cap(p.pages[0]) < pageSize {
+		t.Errorf("%d pages, last of capacity %d", len(p.pages), cap(p.pages[len(p.pages)-1]))
+	}
+}
