@@ -92,7 +92,7 @@ func TestPages(t *testing.T) {
 		}
 	}
 	*p.At(n - 5) = -1
-	if *p.At(n-5) != -1 {
+	if *p.At(n - 5) != -1 {
 		t.Error("At does not address the element")
 	}
 	if len(p.pages) != 6 || cap(p.pages[5]) != pageSize || cap(p.pages[0]) < pageSize {
