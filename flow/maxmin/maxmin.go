@@ -110,12 +110,14 @@ const MaxPathLinks = math.MaxUint16
 // Solver holds links, flows and their max-min fair rates.
 //
 // Memory: per flow, 16 bytes (rate 8, path slot, length, flags and
-// class 8), 12 more once it has been re-solved with a link left inactive
-// (its positions in the two heaps), 8 more for every flow once one has
-// a rate cap, and 8 bytes per link of its path (the path, and its entry
-// in the link's user list); per link, about 80 bytes (capacity,
-// saturation level, user list header and count, scratch, heap entry and
-// position).
+// class 8), 4 more once it has been re-solved with a link left inactive
+// (its position in the deadline heap; its position in the share heap is
+// reserved with the links, below, for the first as many flows as links,
+// 8 bytes more each beyond), 8 more for every flow once one has a rate
+// cap, and 8 bytes per link of its path (the path, and its entry in the
+// link's user list); per link, about 80 bytes (capacity, saturation
+// level, user list header and count, scratch, heap entry, and 8 bytes
+// of share heap positions).
 type Solver struct {
 	capacity []float64
 	users    [][]FlowID // per link, one entry per use; removed flows stay until the next Solve
