@@ -59,15 +59,15 @@ func bytesPerActiveFlow(t testing.TB, w dynamic.Workload, at float64) (float64, 
 // Bytes a running single-path flow holds, by construction: its slot
 // (24) and state word (4) and its path record (24), in paged arrays
 // (pagedBytes), the solver's rate and path reference (16); and per link
-// of its path 8 (the path itself and its entry in the link's user list). A path alone in its completion
-// bucket adds loneBucketBytes: the bucket's heap entry (12: time and
-// id), heap position (4) and path (4), its time made being kept in the
-// path record; a flow re-solved with a link left inactive adds
-// deadlineBytes, its position in the solver's deadline heap (its
-// position in the share heap is among the 8 bytes a link the solver
-// reserves when it is made, for the first flows as many as links).
-// growSlack is what grow.Append and the user lists' growth (by an
-// eighth) may leave unused on top.
+// of its path 8 (the path itself and its entry in the link's user
+// list). A path alone in its completion bucket adds loneBucketBytes: the
+// bucket's heap entry (12: time and id), heap position (4) and path
+// (4), its time made being kept in the path record; a flow re-solved
+// with a link left inactive adds deadlineBytes, its position in the
+// solver's deadline heap (its position in the share heap is among the 8
+// bytes a link the solver reserves when it is made, for the first flows
+// as many as links). growSlack is what grow.Append and the user lists'
+// growth (by an eighth) may leave unused on top.
 const (
 	pagedBytes      = 24 + 4 + 24
 	flowBytes       = pagedBytes + 16
