@@ -167,8 +167,8 @@ type Engine struct {
 	ready   []int32         // slots ready now, first in first out
 	readyAt int
 	buckets iheap.Heap // bucket → the completion time of its paths
-	// per bucket, its path if it has one (>= 0), or ^g for group record
-	// g if it has several
+	// per bucket, its path if that is alone in it (>= 0), or ^g for
+	// group record g if it has several
 	bhead  []int32
 	freeB  []int32
 	ghead  []int32   // per group record, its bucket's first path
