@@ -76,7 +76,8 @@ type Stats struct {
 }
 
 // slot is the engine's record of one added flow, until it is done.
-// 24 bytes, and 4 more in Engine.x (its state).
+// 24 bytes, and 4 more in Engine.x (its state); both arrays are paged
+// (grow.Pages), as is that of the paths.
 type slot struct {
 	tag   int64
 	start float64 // waiting: when it becomes ready, so far; running: its start time
@@ -113,15 +114,30 @@ type pending struct {
 type edge struct{ to, next int32 }
 
 // sub is one running path of a flow: a max-min solver flow, and a member
-// of the bucket of paths predicted to complete at one time (a doubly
-// linked list). 24 bytes; its rate is the solver's. Its remaining size is
-// as of the time its bucket was made (every path of a bucket joined it
-// then), or of any time if it has no bucket (its rate is then 0).
+// of the bucket of paths predicted to complete at one time. 24 bytes; its
+// rate is the solver's. Its remaining size is as of the time its bucket
+// was made (every path of a bucket joined it then), or of any time if it
+// has no bucket (its rate is then 0).
+//
+// A path alone in its bucket keeps that time in next and prev (made);
+// the paths of a bucket of several form a doubly linked list by next and
+// prev, and the bucket's group record keeps the time.
 type sub struct {
 	remaining  float64
 	owner      int32 // slot
 	bucket     int32 // -1: none (rate 0, or completing)
 	next, prev int32
+}
+
+// made returns the time alone path s's bucket was made.
+func (s *sub) made() float64 {
+	return math.Float64frombits(uint64(uint32(s.next)) | uint64(uint32(s.prev))<<32)
+}
+
+// setMade makes s a path alone in its bucket, made at t.
+func (s *sub) setMade(t float64) {
+	b := math.Float64bits(t)
+	s.next, s.prev = int32(uint32(b)), int32(uint32(b>>32))
 }
 
 // Engine is the dynamic engine: it runs the flows a Workload adds.
@@ -138,25 +154,29 @@ type Engine struct {
 	stop      bool
 	err       error
 
-	slots    []slot
-	x        []int32 // per slot, its state (xFree, ...)
+	slots    grow.Pages[slot]
+	x        grow.Pages[int32] // per slot, its state (xFree, ...)
 	freeSlot []int32
 	pend     []pending
 	freePend []int32
 	edges    []edge
 	freeEdge int32
 
-	subs    []sub
-	starts  iheap.Heap // slot → the time it becomes ready, when after now
-	ready   []int32    // slots ready now, first in first out
+	subs    grow.Pages[sub] // by solver id
+	starts  iheap.Heap      // slot → the time it becomes ready, when after now
+	ready   []int32         // slots ready now, first in first out
 	readyAt int
 	buckets iheap.Heap // bucket → the completion time of its paths
-	bhead   []int32    // per bucket, its first path
-	bmade   []float64  // per bucket, when it was made (its paths' remaining sizes are as of then)
-	freeB   []int32
-	wakes   timeHeap
-	doomed  []int32 // slots to report as never completing
-	doomAt  int
+	// per bucket, its path if that is alone in it (>= 0), or ^g for
+	// group record g if it has several
+	bhead  []int32
+	freeB  []int32
+	ghead  []int32   // per group record, its bucket's first path
+	gmade  []float64 // per group record, when its bucket was made (its paths' remaining sizes are as of then)
+	freeG  []int32
+	wakes  timeHeap
+	doomed []int32 // slots to report as never completing
+	doomAt int
 
 	// the flow being routed, for onPath
 	cur      int32
@@ -254,14 +274,14 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 	waiting, never := int32(0), false
 	for k, d := range after {
 		ds, dg := d.slot(), d.gen()
-		if ds < 0 || int(ds) >= len(e.slots) || dg == 0 || dg > e.slots[ds].gen {
+		if ds < 0 || int(ds) >= e.slots.Len() || dg == 0 || dg > e.slots.At(ds).gen {
 			return 0, fmt.Errorf("dynamic add after[%d]: %d is not allowed: must be a flow added before", k, d)
 		}
-		o := &e.slots[ds]
+		o := e.slots.At(ds)
 		switch {
-		case dg < o.gen || e.x[ds] == xFree:
+		case dg < o.gen || *e.x.At(ds) == xFree:
 			ready = max(ready, e.now+f.Delay)
-		case e.x[ds] == xNever:
+		case *e.x.At(ds) == xNever:
 			never = true
 		default:
 			waiting++
@@ -270,13 +290,13 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 	id := e.allocSlot()
 	p := e.allocPend()
 	e.pend[p] = pending{src: f.Src, dst: f.Dst, size: f.Size, delay: f.Delay, rateCap: f.RateCap, waiting: waiting, class: f.Class}
-	s := &e.slots[id]
+	s := e.slots.At(id)
 	s.tag, s.start, s.after = f.Tag, ready, -1
-	e.x[id] = waitX(p)
+	*e.x.At(id) = waitX(p)
 	ref := makeRef(id, s.gen)
 	if waiting > 0 {
 		for _, d := range after {
-			if o := &e.slots[d.slot()]; d.gen() == o.gen && isWaitOrRun(e.x[d.slot()]) {
+			if o := e.slots.At(d.slot()); d.gen() == o.gen && isWaitOrRun(*e.x.At(d.slot())) {
 				o.after = e.allocEdge(id, o.after)
 			}
 		}
@@ -286,7 +306,7 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 	e.stats.MaxActive = max(e.stats.MaxActive, e.active)
 	switch {
 	case never:
-		e.slots[id].start = math.Inf(1)
+		e.slots.At(id).start = math.Inf(1)
 		e.doom(id)
 	case waiting == 0:
 		e.schedule(id, ready)
@@ -367,9 +387,18 @@ func (e *Engine) batch(t float64) {
 		e.buckets.Pop()
 		sid := e.bhead[b]
 		e.freeB = append(e.freeB, b)
+		if sid >= 0 {
+			s := e.subs.At(sid)
+			s.bucket, s.next, s.prev = -1, -1, -1
+			e.finishSub(maxmin.FlowID(sid))
+			continue
+		}
+		g := ^sid
+		sid = e.ghead[g]
+		e.freeG = append(e.freeG, g)
 		for sid >= 0 && e.err == nil {
-			next := e.subs[sid].next
-			e.subs[sid].bucket = -1
+			next := e.subs.At(sid).next
+			e.subs.At(sid).bucket = -1
 			e.finishSub(maxmin.FlowID(sid))
 			sid = next
 		}
@@ -423,11 +452,11 @@ func (e *Engine) schedule(i int32, t float64) {
 
 // start routes flow i and adds its paths to the solver.
 func (e *Engine) start(i int32) {
-	s := &e.slots[i]
-	k := pendOf(e.x[i])
+	s := e.slots.At(i)
+	k := pendOf(*e.x.At(i))
 	p := e.pend[k]
 	e.freePend = append(e.freePend, k)
-	s.start, e.x[i] = e.now, 0
+	s.start, *e.x.At(i) = e.now, 0
 	if p.size == 0 || p.src == p.dst {
 		e.complete(i)
 		return
@@ -452,25 +481,26 @@ func (e *Engine) onPath(links []int32, share float64) {
 	}
 	id, err := e.solver.AddClassFlow(links, rc, e.curClass)
 	if err != nil {
-		e.call(fmt.Errorf("dynamic flow (tag %d): %w", e.slots[e.cur].tag, err))
+		e.call(fmt.Errorf("dynamic flow (tag %d): %w", e.slots.At(e.cur).tag, err))
 		return
 	}
-	for int(id) >= len(e.subs) {
-		e.subs = grow.Append(e.subs, sub{})
+	for int(id) >= e.subs.Len() {
+		e.subs.Append(sub{})
 	}
-	e.subs[id] = sub{remaining: e.curSize * share, owner: e.cur, bucket: -1, next: -1, prev: -1}
-	e.x[e.cur]++
+	*e.subs.At(int32(id)) = sub{remaining: e.curSize * share, owner: e.cur, bucket: -1, next: -1, prev: -1}
+	*e.x.At(e.cur)++
 }
 
 func (e *Engine) finishSub(id maxmin.FlowID) {
-	s := &e.subs[id]
+	s := e.subs.At(int32(id))
 	s.remaining = 0
 	if err := e.solver.RemoveFlow(id); err != nil {
 		e.call(err)
 		return
 	}
 	o := s.owner
-	if e.x[o]--; e.x[o] == 0 {
+	x := e.x.At(o)
+	if *x--; *x == 0 {
 		e.complete(o)
 	}
 }
@@ -478,21 +508,21 @@ func (e *Engine) finishSub(id maxmin.FlowID) {
 // complete records flow i's completion, readies its dependants and tells
 // the workload.
 func (e *Engine) complete(i int32) {
-	for k := e.slots[i].after; k >= 0; {
+	for k := e.slots.At(i).after; k >= 0; {
 		j, next := e.edges[k].to, e.edges[k].next
 		e.freeEdgeAt(k)
 		k = next
-		if sj := &e.slots[j]; isWaiting(e.x[j]) {
-			p := &e.pend[pendOf(e.x[j])]
+		if sj := e.slots.At(j); isWaiting(*e.x.At(j)) {
+			p := &e.pend[pendOf(*e.x.At(j))]
 			sj.start = max(sj.start, e.now+p.delay)
 			if p.waiting--; p.waiting == 0 {
 				e.schedule(j, sj.start)
 			}
 		}
 	}
-	s := &e.slots[i]
+	s := e.slots.At(i)
 	d := Done{Ref: makeRef(i, s.gen), Tag: s.tag, Start: s.start, Finish: e.now}
-	s.after, e.x[i] = -1, xFree
+	s.after, *e.x.At(i) = -1, xFree
 	e.freeSlot = append(e.freeSlot, i)
 	e.active--
 	e.stats.Completed++
@@ -502,10 +532,10 @@ func (e *Engine) complete(i int32) {
 
 // doom marks flow i as never completing; drain reports it.
 func (e *Engine) doom(i int32) {
-	if isWaiting(e.x[i]) {
-		e.freePend = append(e.freePend, pendOf(e.x[i]))
+	if isWaiting(*e.x.At(i)) {
+		e.freePend = append(e.freePend, pendOf(*e.x.At(i)))
 	}
-	e.x[i] = xNever
+	*e.x.At(i) = xNever
 	e.doomed = append(e.doomed, i)
 }
 
@@ -514,16 +544,16 @@ func (e *Engine) drain() {
 	for e.err == nil && e.doomAt < len(e.doomed) {
 		i := e.doomed[e.doomAt]
 		e.doomAt++
-		for k := e.slots[i].after; k >= 0; {
+		for k := e.slots.At(i).after; k >= 0; {
 			j, next := e.edges[k].to, e.edges[k].next
 			e.freeEdgeAt(k)
 			k = next
-			if isWaiting(e.x[j]) {
-				e.slots[j].start = math.Inf(1)
+			if isWaiting(*e.x.At(j)) {
+				e.slots.At(j).start = math.Inf(1)
 				e.doom(j)
 			}
 		}
-		s := &e.slots[i]
+		s := e.slots.At(i)
 		s.after = -1
 		e.active--
 		e.stats.Unfinished++
@@ -547,19 +577,20 @@ func (e *Engine) solve() {
 	e.stats.Changed += int64(len(changed))
 	lastB, lastT, tail := int32(-1), 0.0, int32(-1)
 	for i, id := range changed {
-		s := &e.subs[id]
+		s := e.subs.At(int32(id))
 		if s.bucket >= 0 {
 			// A path without a bucket had rate 0 (prev[i] is 0).
-			s.remaining = max(s.remaining-prev[i]*(e.now-e.bmade[s.bucket]), 0)
+			s.remaining = max(s.remaining-prev[i]*(e.now-e.madeOf(s)), 0)
 		}
 		rate := e.solver.Rate(id)
 		e.unlink(int32(id))
 		if rate > 0 {
 			t := e.now + s.remaining/rate
 			if lastB < 0 || t != lastT {
-				lastB, lastT, tail = e.newBucket(t), t, -1
+				lastB, lastT = e.newBucket(t, int32(id)), t
+			} else {
+				e.join(int32(id), lastB, tail)
 			}
-			e.link(int32(id), lastB, tail)
 			tail = int32(id)
 		}
 	}
@@ -571,7 +602,8 @@ func (e *Engine) solve() {
 // window): the pending records if no flow waits, the ready and doomed
 // queues, and the heaps' entry arrays. Slots, paths and buckets are
 // reused from free lists instead: their arrays stay at the most flows
-// and buckets held at once.
+// and buckets held at once (the slots' and paths' in pages, grow.Pages,
+// so that they leave at most a page unused).
 func (e *Engine) trim() {
 	if e.trims++; e.trims < grow.Window {
 		return
@@ -589,7 +621,9 @@ func (e *Engine) trim() {
 	e.trims, e.peakReady = 0, 0
 }
 
-func (e *Engine) newBucket(t float64) int32 {
+// newBucket makes a bucket of completion time t for path id alone, and
+// returns it.
+func (e *Engine) newBucket(t float64, id int32) int32 {
 	var b int32
 	if n := len(e.freeB); n > 0 {
 		b = e.freeB[n-1]
@@ -597,45 +631,73 @@ func (e *Engine) newBucket(t float64) int32 {
 	} else {
 		b = int32(len(e.bhead))
 		e.bhead = append(e.bhead, -1)
-		e.bmade = append(e.bmade, 0)
 	}
-	e.bhead[b], e.bmade[b] = -1, e.now
+	e.bhead[b] = id
+	s := e.subs.At(id)
+	s.bucket = b
+	s.setMade(e.now)
 	e.buckets.Set(b, t)
 	return b
 }
 
-// link appends sub id to bucket b, whose last sub is tail (-1: b is
-// empty). Subs join only the bucket made last, so solve keeps its tail.
-func (e *Engine) link(id, b, tail int32) {
-	s := &e.subs[id]
-	s.bucket, s.next, s.prev = b, -1, tail
-	if tail >= 0 {
-		e.subs[tail].next = id
-	} else {
-		e.bhead[b] = id
+// join appends path id to bucket b, made now, whose last path is tail;
+// a bucket of one path gets a group record. Paths join only the bucket
+// made last, so solve keeps its tail.
+func (e *Engine) join(id, b, tail int32) {
+	if h := e.bhead[b]; h >= 0 {
+		var g int32
+		if n := len(e.freeG); n > 0 {
+			g = e.freeG[n-1]
+			e.freeG = e.freeG[:n-1]
+		} else {
+			g = int32(len(e.ghead))
+			e.ghead = append(e.ghead, -1)
+			e.gmade = append(e.gmade, 0)
+		}
+		e.ghead[g], e.gmade[g] = h, e.now
+		e.subs.At(h).next, e.subs.At(h).prev = -1, -1
+		e.bhead[b] = ^g
 	}
+	s := e.subs.At(id)
+	s.bucket, s.next, s.prev = b, -1, tail
+	e.subs.At(tail).next = id
 }
 
-// unlink takes sub id out of its bucket, dropping the bucket if empty.
+// madeOf returns when the bucket of path s (which has one) was made.
+func (e *Engine) madeOf(s *sub) float64 {
+	if h := e.bhead[s.bucket]; h < 0 {
+		return e.gmade[^h]
+	}
+	return s.made()
+}
+
+// unlink takes path id out of its bucket, dropping the bucket if empty.
 func (e *Engine) unlink(id int32) {
-	s := &e.subs[id]
+	s := e.subs.At(id)
 	b := s.bucket
 	if b < 0 {
 		return
 	}
-	if s.prev >= 0 {
-		e.subs[s.prev].next = s.next
-	} else {
-		e.bhead[b] = s.next
-	}
-	if s.next >= 0 {
-		e.subs[s.next].prev = s.prev
+	h := e.bhead[b]
+	if h < 0 {
+		g := ^h
+		if s.prev >= 0 {
+			e.subs.At(s.prev).next = s.next
+		} else {
+			e.ghead[g] = s.next
+		}
+		if s.next >= 0 {
+			e.subs.At(s.next).prev = s.prev
+		}
+		if e.ghead[g] >= 0 {
+			s.bucket, s.next, s.prev = -1, -1, -1
+			return
+		}
+		e.freeG = append(e.freeG, g)
 	}
 	s.bucket, s.next, s.prev = -1, -1, -1
-	if e.bhead[b] < 0 {
-		e.buckets.Remove(b)
-		e.freeB = append(e.freeB, b)
-	}
+	e.buckets.Remove(b)
+	e.freeB = append(e.freeB, b)
 }
 
 func (e *Engine) allocSlot() int32 {
@@ -644,11 +706,10 @@ func (e *Engine) allocSlot() int32 {
 		i = e.freeSlot[n-1]
 		e.freeSlot = e.freeSlot[:n-1]
 	} else {
-		i = int32(len(e.slots))
-		e.slots = grow.Append(e.slots, slot{})
-		e.x = grow.Append(e.x, xFree)
+		i = e.slots.Append(slot{})
+		e.x.Append(xFree)
 	}
-	e.slots[i].gen++
+	e.slots.At(i).gen++
 	return i
 }
 

@@ -217,8 +217,8 @@ func TestSlotsReused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Completed != 10000 || st.MaxActive != 2 || len(e.slots) != 2 || len(e.subs) > 4 || len(e.pend) > 2 {
-		t.Errorf("stats %+v, %d slots, %d subs, %d pending records", st, len(e.slots), len(e.subs), len(e.pend))
+	if st.Completed != 10000 || st.MaxActive != 2 || e.slots.Len() != 2 || e.subs.Len() > 4 || len(e.pend) > 2 {
+		t.Errorf("stats %+v, %d slots, %d subs, %d pending records", st, e.slots.Len(), e.subs.Len(), len(e.pend))
 	}
 }
 
@@ -325,7 +325,7 @@ func TestBurstTrimmed(t *testing.T) {
 		t.Errorf("after the burst: pending %d, free %d, ready %d: want 0, at most %d, at most %d",
 			cap(e.pend), cap(e.freePend), cap(e.ready), grow.Slack, grow.Slack)
 	}
-	if len(e.slots) != n {
-		t.Errorf("%d slots, want %d", len(e.slots), n)
+	if e.slots.Len() != n {
+		t.Errorf("%d slots, want %d", e.slots.Len(), n)
 	}
 }

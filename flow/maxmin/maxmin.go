@@ -110,12 +110,14 @@ const MaxPathLinks = math.MaxUint16
 // Solver holds links, flows and their max-min fair rates.
 //
 // Memory: per flow, 16 bytes (rate 8, path slot, length, flags and
-// class 8), 12 more once it has been re-solved with a link left inactive
-// (its positions in the two heaps), 8 more for every flow once one has
-// a rate cap, and 8 bytes per link of its path (the path, and its entry
-// in the link's user list); per link, about 80 bytes (capacity,
-// saturation level, user list header and count, scratch, heap entry and
-// position).
+// class 8), 4 more once it has been re-solved with a link left inactive
+// (its position in the deadline heap; its position in the share heap is
+// reserved with the links, below, for the first as many flows as links,
+// 8 bytes more each beyond), 8 more for every flow once one has a rate
+// cap, and 8 bytes per link of its path (the path, and its entry in the
+// link's user list); per link, about 80 bytes (capacity, saturation
+// level, user list header and count, scratch, heap entry, and 8 bytes
+// of share heap positions).
 type Solver struct {
 	capacity []float64
 	users    [][]FlowID // per link, one entry per use; removed flows stay until the next Solve
@@ -148,9 +150,10 @@ type Solver struct {
 	dl         iheap.Heap // flow deadlines
 	level      float64
 	recomputed int
-	// trimming: solves since the last trim, and the most flows and links
-	// the scratch arrays held since
+	// trimming: solves since the last trim, the most flows and links
+	// the scratch arrays held since, and the number of flow ids then
 	trims, peakF, peakL int
+	heldF               int
 
 	policy     Policy
 	components bool      // NP: re-solve whole touched components instead of replaying
@@ -207,6 +210,9 @@ func NewPolicy(capacities []float64, p Policy) (*Solver, error) {
 	for l := range s.sat {
 		s.sat[l] = math.Inf(1)
 	}
+	// The share heap's ids are 2·link+1 and 2·flow: its positions are
+	// per link (8 bytes, with those of the first n flows' ghosts).
+	s.h.Reserve(2 * n)
 	return s, nil
 }
 
@@ -282,7 +288,16 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 		s.caps[id] = rateCap
 	}
 	for _, l := range path {
-		s.users[l] = append(s.users[l], id)
+		u := s.users[l]
+		if len(u) == cap(u) && s.touched[l] {
+			// It may hold removed flows: drop them first, as the next
+			// Solve would.
+			u = s.compact(l)
+		}
+		if len(u) == cap(u) {
+			u = growUsers(u)
+		}
+		s.users[l] = append(u, id)
 		s.nlive[l]++
 		s.touch(l)
 	}
@@ -292,6 +307,12 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 	s.added = append(s.added, id)
 	s.live++
 	return id, nil
+}
+
+// growUsers returns a copy of full user list u with room for an eighth
+// more, rounded up to the allocator's size (append would double it).
+func growUsers(u []FlowID) []FlowID {
+	return append(slices.Grow([]FlowID(nil), len(u)+len(u)/8+1), u...)
 }
 
 // RemoveFlow removes flow id; the flows that shared links with it get
@@ -467,6 +488,10 @@ func (s *Solver) trim() {
 	s.vals = grow.Shrink(s.vals, max(f, l))
 	s.h.Trim()
 	s.dl.Trim()
+	s.meta = grow.Fit(s.meta, s.heldF)
+	s.rate = grow.Fit(s.rate, s.heldF)
+	s.heldF = len(s.meta)
+	s.paths.fit()
 	s.trims, s.peakF, s.peakL = 0, len(s.comp), len(s.compL)
 }
 
@@ -532,15 +557,7 @@ func (s *Solver) activateDirty() {
 		if s.lmark[l] {
 			continue
 		}
-		u := s.users[l]
-		w := 0
-		for _, id := range u {
-			if s.meta[id].flags&fAlive != 0 {
-				u[w] = id
-				w++
-			}
-		}
-		s.users[l] = u[:w]
+		s.compact(l)
 		s.lmark[l] = true
 		s.compL = append(s.compL, l)
 	}
@@ -548,6 +565,21 @@ func (s *Solver) activateDirty() {
 	for _, l := range s.compL[k:] {
 		s.state(l, false)
 	}
+}
+
+// compact drops the removed flows from link l's user list, keeping the
+// order of the others, and returns the list.
+func (s *Solver) compact(l int32) []FlowID {
+	u := s.users[l]
+	w := 0
+	for _, id := range u {
+		if s.meta[id].flags&fAlive != 0 {
+			u[w] = id
+			w++
+		}
+	}
+	s.users[l] = u[:w]
+	return u[:w]
 }
 
 // activate makes link l active at the current level: from now on its
@@ -741,7 +773,7 @@ func (s *Solver) requeue() {
 // costs 4 bytes a link and no allocation of its own.
 type pathStore struct {
 	short [maxShort + 1]pool
-	long  map[int32]*pool // lengths above maxShort (looked up, never iterated)
+	long  map[int32]*pool // lengths above maxShort (iterated only by fit, where order does not matter)
 }
 
 const maxShort = 64
@@ -749,6 +781,21 @@ const maxShort = 64
 type pool struct {
 	links []int32
 	free  []int32
+	held  int // len(links) at the last fit
+}
+
+// fit gives back the slack of the pools' link arrays that have not grown
+// since the last call (grow.Fit).
+func (p *pathStore) fit() {
+	for n := range p.short {
+		q := &p.short[n]
+		q.links = grow.Fit(q.links, q.held)
+		q.held = len(q.links)
+	}
+	for _, q := range p.long {
+		q.links = grow.Fit(q.links, q.held)
+		q.held = len(q.links)
+	}
 }
 
 func (p *pathStore) pool(n int32) *pool {

@@ -44,3 +44,53 @@ func Shrink[T any](s []T, peak int) []T {
 	}
 	return append(make([]T, 0, 2*peak), s...)
 }
+
+// Fit returns s, or a copy of it whose capacity is its length if it has
+// not grown over the last window — its length is held, what it was at
+// the window's start — and its unused capacity is over a 32nd of it
+// (with at least Slack elements): an array named by index, which never
+// shrinks, gives back the slack of its last growth once it has stopped
+// growing. An array that grows again reallocates with Append's slack, at
+// most once a window after each Fit.
+func Fit[T any](s []T, held int) []T {
+	if len(s) != held || len(s) < Slack || cap(s)-len(s) <= len(s)/32 {
+		return s
+	}
+	return append(make([]T, 0, len(s)), s...)
+}
+
+// PageBits sets the size of a page of Pages: 256 elements.
+const PageBits = 8
+
+const pageSize = 1 << PageBits
+
+// Pages is an array that grows a page at a time, for records named by
+// index that stay at the most held at once: appending never moves the
+// elements held (but in the first page, which grows as append does), so
+// at most a page is unused — not up to an eighth of the array, as with
+// Append — and nothing is copied. The zero value is empty.
+type Pages[T any] struct {
+	pages [][]T
+	n     int
+}
+
+// Len returns the number of elements.
+func (p *Pages[T]) Len() int { return p.n }
+
+// At returns element i (0 <= i < Len()).
+func (p *Pages[T]) At(i int32) *T { return &p.pages[i>>PageBits][i&(pageSize-1)] }
+
+// Append appends x and returns its index.
+func (p *Pages[T]) Append(x T) int32 {
+	k := p.n >> PageBits
+	if k == len(p.pages) {
+		c := pageSize
+		if k == 0 {
+			c = 0
+		}
+		p.pages = append(p.pages, make([]T, 0, c))
+	}
+	p.pages[k] = append(p.pages[k], x)
+	p.n++
+	return int32(p.n - 1)
+}

@@ -51,3 +51,51 @@ func TestShrink(t *testing.T) {
 		t.Error("Oversized at Slack")
 	}
 }
+
+// TestFit: cut to the length only when it was held over the window and
+// the slack is over a 32nd.
+func TestFit(t *testing.T) {
+	s := make([]int32, 2000, 2250)
+	s[1999] = 9
+	if got := Fit(s, 1999); cap(got) != 2250 {
+		t.Errorf("grown in the window: cap %d, want kept 2250", cap(got))
+	}
+	got := Fit(s, 2000)
+	if cap(got) != 2000 || len(got) != 2000 || got[1999] != 9 {
+		t.Errorf("held: len %d cap %d, want 2000, 2000", len(got), cap(got))
+	}
+	if got := Fit(make([]int32, 2000, 2062), 2000); cap(got) != 2062 {
+		t.Errorf("slack of a 32nd: cap %d, want kept 2062", cap(got))
+	}
+	if got := Fit(make([]int32, 100, 500), 100); cap(got) != 500 {
+		t.Errorf("below Slack: cap %d, want kept 500", cap(got))
+	}
+}
+
+// TestPages: elements kept across pages, pages after the first made
+// whole, nothing unused beyond the last page.
+func TestPages(t *testing.T) {
+	var p Pages[int64]
+	const n = 5*pageSize + 7
+	for i := range n {
+		if k := p.Append(int64(i)); k != int32(i) {
+			t.Fatalf("Append %d returned %d", i, k)
+		}
+		*p.At(0) += 0
+	}
+	if p.Len() != n {
+		t.Fatalf("len %d, want %d", p.Len(), n)
+	}
+	for i := range int32(n) {
+		if *p.At(i) != int64(i) {
+			t.Fatalf("At(%d) = %d", i, *p.At(i))
+		}
+	}
+	*p.At(n - 5) = -1
+	if *p.At(n - 5) != -1 {
+		t.Error("At does not address the element")
+	}
+	if len(p.pages) != 6 || cap(p.pages[5]) != pageSize || cap(p.pages[0]) < pageSize {
+		t.Errorf("%d pages, last of capacity %d", len(p.pages), cap(p.pages[len(p.pages)-1]))
+	}
+}

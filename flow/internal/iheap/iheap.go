@@ -8,7 +8,9 @@ package iheap
 import "github.com/opasim/opasim/flow/internal/grow"
 
 // Heap is an indexed min-heap of (key, id). The zero value is empty.
-// Memory: 12 bytes per entry and 4 bytes per id ever set.
+// Memory: 12 bytes per entry and 4 bytes per id up to the largest ever
+// set or reserved (grown as grow.Append grows an array: by an eighth
+// above grow.Slack ids).
 type Heap struct {
 	ids  []int32
 	keys []float64
@@ -29,7 +31,7 @@ func (h *Heap) Min() (id int32, key float64) { return h.ids[0], h.keys[0] }
 // Set inserts id with key, or changes its key if it is in the heap.
 func (h *Heap) Set(id int32, key float64) {
 	for int(id) >= len(h.pos) {
-		h.pos = append(h.pos, -1)
+		h.pos = grow.Append(h.pos, -1)
 	}
 	i := h.pos[id]
 	if i < 0 {
@@ -48,6 +50,21 @@ func (h *Heap) Set(id int32, key float64) {
 	} else {
 		h.down(int(i))
 	}
+}
+
+// Reserve makes room for the positions of ids below n at once, in an
+// array of exactly that size: for ids known in advance (a solver's
+// links), so that the heap does not grow it, with slack, while it runs.
+func (h *Heap) Reserve(n int) {
+	if n <= len(h.pos) {
+		return
+	}
+	pos := make([]int32, n)
+	copy(pos, h.pos)
+	for i := len(h.pos); i < n; i++ {
+		pos[i] = -1
+	}
+	h.pos = pos
 }
 
 // Pop removes and returns the entry with the smallest key (then id).
