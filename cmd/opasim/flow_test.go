@@ -456,6 +456,19 @@ func TestFlowJobs(t *testing.T) {
 	if want := "2,1,4,100,20,44,19,24,43,0,12,nbody\n"; !strings.HasSuffix(string(csvData), want) {
 		t.Errorf("mixed stream, jobs.csv:\n%s\nwant the last row\n%s", csvData, want)
 	}
+	// A bench job: 2 rounds of a shift by one among its 4 tasks, flows of
+	// 4, no link shared: 4 + 4 = 8, [20, 28]; jobs.csv names its pattern.
+	benchJob := write("bench", "0 3 100\n0 3 100\n1 4 100 0 bench,pattern=shift,iterations=2\n")
+	if _, stderr, code = opasim(t, "flow", "jobs", "--config", cfg, "--stream", benchJob, "--app", "nbody", "--flow-size", "4", "--out", out); code != 0 {
+		t.Fatalf("bench stream: exit %d: %s", code, stderr)
+	}
+	if csvData, err = os.ReadFile(filepath.Join(out, "jobs.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if want := ",20,28,19,8,27,0,8,bench-shift\n"; !strings.HasSuffix(string(csvData), want) {
+		t.Errorf("bench stream, jobs.csv:\n%s\nwant the last row to end\n%s", csvData, want)
+	}
+	expectRefused(t, "pattern without bench", append(args, "--pattern", "shift"), []string{`--pattern: "shift" is not allowed with --app nbody: only --app bench takes a pattern`})
 	badApp := write("badapp", "0 3 100\n1 2 5 0 nbody,colour=red\n")
 	expectRefused(t, "bad APP", []string{"flow", "jobs", "--config", cfg, "--stream", badApp, "--out", out}, []string{`badapp:2: application "nbody,colour=red": key "colour" is not allowed`})
 	expectRefused(t, "no out", []string{"flow", "jobs", "--config", cfg}, []string{"--out: a directory is required"})

@@ -65,7 +65,7 @@ func newFlowJobsCmd() *cobra.Command {
 		stream, outDir, mapping string
 		policy, allocation      string
 		gen                     jobs.Generator
-		appKind                 string
+		appKind, appPattern     string
 		appIterations           int
 		appSize, appCompute     float64
 	)
@@ -109,7 +109,10 @@ the figures utilization and jobs (png, svg) to --out.`,
 					return badInput(err)
 				}
 			}
-			app := workload.App{Kind: appKind, Iterations: appIterations, Size: appSize, Compute: appCompute, Seed: cfg.Seed}
+			if appPattern != "" && appKind != workload.Bench {
+				return badInput(fmt.Errorf("--pattern: %q is not allowed with --app %s: only --app bench takes a pattern", appPattern, appKind))
+			}
+			app := workload.App{Kind: appKind, Pattern: appPattern, Iterations: appIterations, Size: appSize, Compute: appCompute, Seed: cfg.Seed}
 			n := jobs.Network{Config: jobs.Config{Policy: policy, Allocation: allocation, Seed: cfg.Seed}, App: app, Mapping: mapping}
 			if err := os.MkdirAll(outDir, 0o755); err != nil {
 				return err
@@ -153,7 +156,7 @@ the figures utilization and jobs (png, svg) to --out.`,
 	fl.IntVar(&f.failCount, "fail-count", 0, "cables to fail at random (seeded); routed with a generic routing (default bfs)")
 	fl.Float64Var(&f.failFraction, "fail-fraction", 0, "fraction of the cables to fail at random (seeded), in [0, 1]")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the generator, the random allocation and mapping, the applications' draws (default 1)")
-	fl.StringVar(&stream, "stream", "", "job stream file: ARRIVAL SIZE RUNTIME [ESTIMATE [APP]] a line (RUNTIME: the estimate when none is given or it is 0; APP: the job's application when not --app's, KIND[,iterations=N][,size=S][,compute=C])")
+	fl.StringVar(&stream, "stream", "", "job stream file: ARRIVAL SIZE RUNTIME [ESTIMATE [APP]] a line (RUNTIME: the estimate when none is given or it is 0; APP: the job's application when not --app's, KIND[,iterations=N][,size=S][,compute=C][,pattern=NAME])")
 	fl.IntVar(&gen.Jobs, "jobs", 100, "without --stream: jobs to draw")
 	fl.Float64Var(&gen.Rate, "rate", 0.01, "without --stream: Poisson arrivals, jobs per time unit")
 	fl.IntVar(&gen.MinSize, "min-size", 2, "without --stream: smallest job (sizes are powers of two)")
@@ -164,6 +167,7 @@ the figures utilization and jobs (png, svg) to --out.`,
 	fl.StringVar(&allocation, "allocation", jobs.Consecutive, "resource allocation: "+strings.Join(jobs.Allocations(), ", "))
 	fl.StringVar(&mapping, "mapping", jobs.Consecutive, "task mapping: consecutive, random")
 	fl.StringVar(&appKind, "app", workload.NBody, "every job's application ("+strings.Join(workload.AppKinds(), ", ")+")")
+	fl.StringVar(&appPattern, "pattern", "", "--app bench: the pattern of its rounds ("+strings.Join(workload.Patterns(), ", ")+")")
 	fl.IntVar(&appIterations, "iterations", 1, "the application's time steps, sweeps, rounds")
 	fl.Float64Var(&appSize, "flow-size", 10, "the application's flow size (capacity × time units)")
 	fl.Float64Var(&appCompute, "compute", 0, "compute time before each causal flow")
@@ -178,7 +182,7 @@ func printJobs(w io.Writer, r *jobsReport, cfg spec.Config) {
 	}
 	fmt.Fprintf(w, "network      %s, %d servers, %s routing\n", name, r.Servers, r.Routing)
 	fmt.Fprintf(w, "jobs         %d, %s selection, %s allocation, %s mapping; application %s (iterations %d, flows of %g, compute %g)\n",
-		len(r.Jobs), r.Policy, r.Allocation, r.Mapping, r.App.Kind, r.App.Iterations, r.App.Size, r.App.Compute)
+		len(r.Jobs), r.Policy, r.Allocation, r.Mapping, r.App.Name(), r.App.Iterations, r.App.Size, r.App.Compute)
 	fmt.Fprintf(w, "makespan     %.10g\n", r.Makespan)
 	fmt.Fprintf(w, "mean         wait %.10g, runtime %.10g, total %.10g\n", r.MeanWait, r.MeanRuntime, r.MeanTotal)
 	fmt.Fprintf(w, "utilization  %.6g; throughput %.6g jobs per time unit\n", r.Utilization, r.Throughput)
@@ -199,7 +203,7 @@ func writeJobs(dir string, r *jobsReport) error {
 	_ = cw.Write([]string{"job", "arrival", "size", "estimate", "start", "end", "wait", "runtime", "total", "first_server", "flows", "app"})
 	for _, j := range r.Jobs {
 		_ = cw.Write([]string{strconv.Itoa(j.Job), g(j.Arrival), strconv.Itoa(j.Size), g(j.Estimate), g(j.Start), g(j.End), g(j.Wait),
-			g(j.Runtime), g(j.Total), strconv.Itoa(int(j.FirstServer)), strconv.Itoa(j.Flows), j.App.Kind})
+			g(j.Runtime), g(j.Total), strconv.Itoa(int(j.FirstServer)), strconv.Itoa(j.Flows), j.App.Name()})
 	}
 	cw.Flush()
 	if err := writeFileAtomic(filepath.Join(dir, "jobs.csv"), []byte(b.String())); err != nil {

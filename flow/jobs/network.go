@@ -34,7 +34,7 @@ type Network struct {
 type NetworkJob struct {
 	Placement
 	App   workload.App // the application it ran (Tasks: its size)
-	Flows int          // its application's flows
+	Flows int          // its application's flows (a bench's barriers between rounds not counted)
 }
 
 // NetworkResult is a stream's outcome on the network.
@@ -192,7 +192,7 @@ func (w *netWorkload) start(e *dynamic.Engine, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	flows, err := w.apps[i].Flows()
+	flows, barriers, err := w.apps[i].FlowsAndBarriers()
 	if err != nil {
 		return 0, fmt.Errorf("job %d (size %d): %w", i, j.Size, err)
 	}
@@ -216,6 +216,6 @@ func (w *netWorkload) start(e *dynamic.Engine, i int) (int, error) {
 		}
 		w.refs = append(w.refs, ref)
 	}
-	w.left[i], w.flows[i] = len(flows), len(flows)
+	w.left[i], w.flows[i] = len(flows), len(flows)-len(barriers)
 	return len(flows), nil
 }
