@@ -38,6 +38,10 @@ import (
 //     flows are added and solved at once, then the next k (default 20)
 //     one at a time as in arrivals: the cost a solve once n flows are in
 //     flight, without the arrivals before.
+//   - structure: once the first stop flows are in (solved at once): the
+//     connected components of the flow–link graph, the links used and
+//     saturated, the flows a saturated link carries, and the links a
+//     flow crosses.
 //   - engine: the dynamic engine runs the flows; per window of batches,
 //     the simulated time, the flows not yet done, the flows completed and
 //     the time a batch.
@@ -118,10 +122,12 @@ func TestDCNCost(t *testing.T) {
 			k = 20
 		}
 		sampleCost(t, net, flows, o["at"], k)
+	case "structure":
+		structure(t, net, flows, stop)
 	case "engine":
 		engineCost(t, net, flows, every, limit)
 	default:
-		t.Fatalf("mode: %q is not allowed: must be arrivals, sample or engine", o["mode"])
+		t.Fatalf("mode: %q is not allowed: must be arrivals, sample, structure or engine", o["mode"])
 	}
 }
 
@@ -175,6 +181,71 @@ func sampleCost(t *testing.T, net *spec.Network, flows []dynamic.Flow, at string
 		}
 		t.Logf("%9d  %12.2f  %8.1f  %16.1f  %13.1f", n, first, float64(time.Since(t0).Microseconds())/float64(m), float64(rec)/float64(m), float64(ch)/float64(m))
 	}
+}
+
+func structure(t *testing.T, net *spec.Network, flows []dynamic.Flow, n int) {
+	s, err := maxmin.New(net.Router.Graph().Capacities())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []maxmin.FlowID
+	var hops int64
+	for _, i := range byStart(flows)[:n] {
+		f := flows[i]
+		if err := net.Router.Route(f.Src, f.Dst, func(links []int32, _ float64) {
+			id, err := s.AddFlow(links, maxmin.NoCap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+			hops += int64(len(links))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Solve()
+	L := s.NumLinks()
+	parent := make([]int32, L)
+	for l := range parent {
+		parent[l] = int32(l)
+	}
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	load, users := make([]float64, L), make([]int64, L)
+	for _, id := range ids {
+		p := s.Path(id)
+		for _, l := range p {
+			load[l] += s.Rate(id)
+			users[l]++
+			if a, b := find(p[0]), find(l); a != b {
+				parent[a] = b
+			}
+		}
+	}
+	size := map[int32]int{}
+	big := 0
+	for _, id := range ids {
+		r := find(s.Path(id)[0])
+		size[r]++
+		big = max(big, size[r])
+	}
+	var used, sat, onSat int64
+	for l := range L {
+		if users[l] > 0 {
+			used++
+			if load[l] >= s.Capacity(int32(l))*(1-1e-9) {
+				sat++
+				onSat += users[l]
+			}
+		}
+	}
+	t.Logf("%d paths: %d components, the largest %d paths; %d links used, %d saturated, %.1f paths a saturated link; %.2f links a path",
+		len(ids), len(size), big, used, sat, float64(onSat)/float64(max(sat, 1)), float64(hops)/float64(len(ids)))
 }
 
 func arrivalCost(t *testing.T, net *spec.Network, flows []dynamic.Flow, every, stop int, limit time.Duration) {
