@@ -34,7 +34,8 @@
 //     are marked (their rates may change) and it joins the heap.
 //   - A marked flow is fixed by its active links' saturation, or by its
 //     ghost: the lowest of its cap and the old saturation levels of its
-//     inactive links, where one of them saturates again.
+//     inactive links, where one of them saturates again (recomputed when
+//     one of them is activated, if that one's level can be the lowest).
 //
 // Flows never marked keep their rates, and only marked flows whose rate
 // differs are reported. The filling starts at a level θ below which
