@@ -34,7 +34,8 @@
 //     are marked (their rates may change) and it joins the heap.
 //   - A marked flow is fixed by its active links' saturation, or by its
 //     ghost: the lowest of its cap and the old saturation levels of its
-//     inactive links, where one of them saturates again.
+//     inactive links, where one of them saturates again (recomputed when
+//     one of them is activated, if that one's level can be the lowest).
 //
 // Flows never marked keep their rates, and only marked flows whose rate
 // differs are reported. The filling starts at a level θ below which
@@ -607,7 +608,7 @@ func (s *Solver) state(l int32, reghost bool) {
 			s.vals = append(s.vals, s.rate[id])
 		case f&fMark != 0:
 			n++
-			if reghost {
+			if reghost && s.ghostOn(id, l) {
 				s.ghost(id)
 			}
 		case f&fNew == 0 && s.rate[id] < s.level:
@@ -664,6 +665,20 @@ func (s *Solver) ghost(id FlowID) bool {
 		s.h.Set(2*int32(id), max(g, s.level))
 	}
 	return inactive
+}
+
+// ghostOn reports whether marked, unfixed flow id's ghost can depend on
+// link l, which is being activated: its heap key is max(g, the level
+// when it was computed), g the lowest of its cap and its inactive links'
+// old saturation levels, l among them; only if l's is not above the key
+// can g be l's, and only then can g rise now that l is active. Otherwise
+// the ghost would come out the same (if g is below the current level,
+// the key is that level, every key in the heap being at least it), so
+// recomputing it, a scan of its path, is skipped. A flow without a ghost
+// in the heap has g = +Inf, which l's activation cannot change.
+func (s *Solver) ghostOn(id FlowID, l int32) bool {
+	k, ok := s.h.Key(2 * int32(id))
+	return ok && s.sat[l] <= k
 }
 
 // share returns active link l's fair share as a heap key: never below

@@ -24,6 +24,14 @@ func (h *Heap) Len() int { return len(h.ids) }
 // Has reports whether id is in the heap.
 func (h *Heap) Has(id int32) bool { return int(id) < len(h.pos) && h.pos[id] >= 0 }
 
+// Key returns id's key and whether id is in the heap.
+func (h *Heap) Key(id int32) (float64, bool) {
+	if !h.Has(id) {
+		return 0, false
+	}
+	return h.keys[h.pos[id]], true
+}
+
 // Min returns the entry with the smallest key (then id); the heap must
 // not be empty.
 func (h *Heap) Min() (id int32, key float64) { return h.ids[0], h.keys[0] }

@@ -86,3 +86,24 @@ func TestTrim(t *testing.T) {
 		}
 	}
 }
+
+// TestKey: Key reports an id's current key while it is in the heap.
+func TestKey(t *testing.T) {
+	var h Heap
+	if _, ok := h.Key(3); ok {
+		t.Fatal("empty heap has id 3")
+	}
+	h.Set(3, 2.5)
+	h.Set(1, 1)
+	h.Set(3, 0.5)
+	if k, ok := h.Key(3); !ok || k != 0.5 {
+		t.Fatalf("Key(3) = %v, %v, want 0.5, true", k, ok)
+	}
+	h.Pop()
+	if _, ok := h.Key(3); ok {
+		t.Fatal("id 3 popped but still has a key")
+	}
+	if k, ok := h.Key(1); !ok || k != 1 {
+		t.Fatalf("Key(1) = %v, %v, want 1, true", k, ok)
+	}
+}
