@@ -208,8 +208,8 @@ func newMemberCmd() *cobra.Command {
 			if join == "" {
 				return badInput(errors.New("--join: the coordinator's host:port is needed"))
 			}
-			if metricsDetail != "switch" && metricsDetail != "port" {
-				return badInput(fmt.Errorf("--metrics-detail: %q is not allowed: must be one of: switch, port", metricsDetail))
+			if err := checkMetricsDetail(metricsDetail); err != nil {
+				return badInput(err)
 			}
 			if metricsAddr == "" && metricsDetail != "switch" {
 				return badInput(errors.New("--metrics-detail needs --metrics-addr"))

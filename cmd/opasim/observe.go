@@ -79,6 +79,14 @@ func startObserving(f *runFlags, n *fabric.Network, log io.Writer) (*observation
 
 var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
+// checkMetricsDetail checks a --metrics-detail value (run's and member's).
+func checkMetricsDetail(detail string) error {
+	if detail != "switch" && detail != "port" {
+		return fmt.Errorf("--metrics-detail: %q is not allowed: must be one of: switch, port", detail)
+	}
+	return nil
+}
+
 // id is the run's id: --run-id, or else the start time and a random
 // suffix, made at the first call.
 func (o *observeFlags) id() string {
@@ -96,8 +104,8 @@ func (o *observeFlags) id() string {
 func (o *observeFlags) check(cpuProfile string, distributed bool) error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if o.metricsDetail != "switch" && o.metricsDetail != "port" {
-		bad("--metrics-detail: %q is not allowed: must be one of: switch, port", o.metricsDetail)
+	if err := checkMetricsDetail(o.metricsDetail); err != nil {
+		errs = append(errs, err)
 	}
 	if o.metricsHold < 0 {
 		bad("--metrics-hold: %v is not allowed: must be a duration of at least 0, e.g. 30s", o.metricsHold)
