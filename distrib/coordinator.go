@@ -172,7 +172,13 @@ func (c *coordinator) Receive(ctx actor.Context) {
 	case *actor.Started:
 		c.last = "none"
 		if c.o.JoinTimeout > 0 {
-			ctx.SetReceiveTimeout(c.o.JoinTimeout)
+			// A bound on the whole wait, which repeated joins do not reset.
+			self, root := ctx.Self(), ctx.ActorSystem().Root
+			time.AfterFunc(c.o.JoinTimeout, func() { root.Send(self, joinExpired{}) })
+		}
+	case joinExpired:
+		if len(c.members) < c.o.Members {
+			c.stop(fmt.Errorf("%d of %d members joined within %s", len(c.members), c.o.Members, c.o.JoinTimeout))
 		}
 	case *Join:
 		c.join(ctx, m)
@@ -225,8 +231,22 @@ func (c *coordinator) join(ctx actor.Context, j *Join) {
 		reason = "no sender to answer"
 	case subtle.ConstantTimeCompare(j.Token, c.o.Token) != 1:
 		reason = "wrong or missing token"
-	case len(c.members) == c.o.Members:
-		reason = "the run has all its members"
+	}
+	if reason == "" {
+		for i, p := range c.members {
+			if p.Equal(ctx.Sender()) {
+				// A repeated join: the member has its place; while the
+				// run waits, say so again (its setup is on its way
+				// otherwise).
+				if len(c.members) < c.o.Members {
+					ctx.Respond(&Waiting{Index: int32(i), Joined: int32(len(c.members)), Members: int32(c.o.Members)})
+				}
+				return
+			}
+		}
+		if len(c.members) == c.o.Members {
+			reason = "the run has all its members"
+		}
 	}
 	if reason != "" {
 		c.o.Log.Warn("refused a join", "from", from, "reason", reason)
@@ -238,6 +258,7 @@ func (c *coordinator) join(ctx actor.Context, j *Join) {
 	c.members = append(c.members, ctx.Sender())
 	c.o.Log.Info("member joined", "index", len(c.members)-1, "address", from)
 	if len(c.members) < c.o.Members {
+		ctx.Respond(&Waiting{Index: int32(len(c.members) - 1), Joined: int32(len(c.members)), Members: int32(c.o.Members)})
 		return
 	}
 	ctx.SetReceiveTimeout(c.o.Timeout) // building the network is the members' first work
@@ -372,21 +393,21 @@ func (c *coordinator) during() string {
 	}
 }
 
+// joinExpired tells the coordinator its JoinTimeout is over.
+type joinExpired struct{}
+
+// timeout fails the run on the members silent for Timeout (set once
+// every member joined).
 func (c *coordinator) timeout() {
-	switch {
-	case len(c.members) < c.o.Members:
-		c.stop(fmt.Errorf("%d of %d members joined within %s", len(c.members), c.o.Members, c.o.JoinTimeout))
-	default:
-		var silent []string
-		for i, p := range c.members {
-			if !c.answered(i) {
-				silent = append(silent, fmt.Sprintf("member %d (%s)", i, p.Address))
-			}
+	var silent []string
+	for i, p := range c.members {
+		if !c.answered(i) {
+			silent = append(silent, fmt.Sprintf("member %d (%s)", i, p.Address))
 		}
-		failed := strings.Join(silent, ", ")
-		c.fail(failed, fmt.Errorf("no answer within %s from [%s] %s; the last window every member completed: %s",
-			c.o.Timeout, failed, c.during(), c.last))
 	}
+	failed := strings.Join(silent, ", ")
+	c.fail(failed, fmt.Errorf("no answer within %s from [%s] %s; the last window every member completed: %s",
+		c.o.Timeout, failed, c.during(), c.last))
 }
 
 // answered reports whether member i has answered what the coordinator

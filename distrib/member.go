@@ -244,6 +244,7 @@ type memberActor struct {
 	enc      []byte
 	obs      sim.Observer
 	finished bool // Final sent
+	waiting  bool // the coordinator took the join and waits for members
 	over     bool // end reported
 }
 
@@ -256,7 +257,16 @@ func (m *memberActor) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
 		ctx.SetReceiveTimeout(m.o.Timeout)
-		ctx.Request(m.coord, &Join{Token: m.o.Token})
+		m.join(ctx)
+	case joinAgain:
+		if m.p == nil && !m.over {
+			m.join(ctx)
+		}
+	case *Waiting:
+		if m.fromCoordinator(ctx) && !m.waiting {
+			m.waiting = true
+			m.o.Log.Info("joined; waiting for the other members", "index", msg.Index, "joined", msg.Joined, "members", msg.Members)
+		}
 	case *Refused:
 		m.stop(fmt.Errorf("the coordinator at %s refused the join: %s", m.o.Join, msg.Reason))
 	case *Setup:
@@ -291,6 +301,23 @@ func (m *memberActor) Receive(ctx actor.Context) {
 			m.stop(fmt.Errorf("no answer from the coordinator at %s within %s", m.o.Join, m.o.Timeout))
 		}
 	}
+}
+
+// joinAgain asks the member to repeat its join; it does not count as an
+// answer of the coordinator's.
+type joinAgain struct{}
+
+func (joinAgain) NotInfluenceReceiveTimeout() {}
+
+// join sends the join and asks for it again after a while: until the
+// member has its setup, it repeats the join (a join, or its answer, lost
+// while a connection was being made is asked again; the coordinator
+// answers a member it took with Waiting, so a member waits as long as the
+// coordinator answers, and fails after Timeout without an answer).
+func (m *memberActor) join(ctx actor.Context) {
+	ctx.Request(m.coord, &Join{Token: m.o.Token})
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	time.AfterFunc(min(time.Second, m.o.Timeout/4), func() { root.Send(self, joinAgain{}) })
 }
 
 func (m *memberActor) stop(err error) {

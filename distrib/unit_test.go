@@ -304,6 +304,50 @@ func TestJoinRefused(t *testing.T) {
 	}
 }
 
+// TestJoinRetried: a member whose join is lost (it reached a node with no
+// coordinator yet) joins once the coordinator is up there, as it repeats
+// its join until answered, and the run completes. Without the repeat the
+// member waits in vain and fails after its timeout.
+func TestJoinRetried(t *testing.T) {
+	skipUnderRace(t)
+	n, err := sim.Build(testConfig("tree-8ary-2", 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sim.Measure(n, sim.RunSequential(context.Background(), n, sim.Hooks{}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	early, err := startNode("127.0.0.1:0", "", quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := early.address()
+	listening := make(chan struct{})
+	end := make(chan error, 1)
+	go func() {
+		end <- RunMember(ctx, MemberOptions{Join: addr, Token: testToken, Log: quietLog(), Timeout: 10 * time.Second,
+			Listening: func(string) { close(listening) }})
+	}()
+	<-listening
+	time.Sleep(300 * time.Millisecond) // the first join reaches a node without a coordinator
+	early.stop()
+	n, err = sim.Build(testConfig("tree-8ary-2", 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := Coordinate(ctx, n, Options{Members: 1, Listen: addr, Token: testToken, Log: quietLog(), Timeout: 10 * time.Second,
+		JoinTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatalf("coordinator: %v", err)
+	}
+	if err := <-end; err != nil {
+		t.Errorf("member: %v", err)
+	}
+	if got.Digest != want.Digest {
+		t.Errorf("digest %s, sequential %s", got.Digest, want.Digest)
+	}
+}
+
 // TestCoordinatorRefuses: no token, or a trace replay, is refused before
 // anything listens.
 func TestCoordinatorRefuses(t *testing.T) {
