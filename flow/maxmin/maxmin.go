@@ -111,11 +111,11 @@ const MaxPathLinks = math.MaxUint16
 // Solver holds links, flows and their max-min fair rates.
 //
 // Memory: per flow, 16 bytes (rate 8, path slot, length, flags and
-// class 8), 4 more once it has been re-solved with a link left inactive
-// (its position in the deadline heap; its position in the share heap is
-// reserved with the links, below, for the first as many flows as links,
-// 8 bytes more each beyond), 8 more for every flow once one has a rate
-// cap, and 8 bytes per link of its path (the path, and its entry in the
+// class 8); for a flow re-solved with a link left inactive, its
+// position in the share heap (its ghost), reserved with the links,
+// below, for the first as many flows as links, 8 bytes more each beyond
+// (the deadline heap keeps no positions); 8 more for every flow once one
+// has a rate cap; and 8 bytes per link of its path (the path, and its entry in the
 // link's user list); per link, about 80 bytes (capacity, saturation
 // level, user list header and count, scratch, heap entry, and 8 bytes
 // of share heap positions).
@@ -147,8 +147,8 @@ type Solver struct {
 	compL      []int32 // the links active in the solve under way
 	stack      []int32
 	vals       []float64
-	h          iheap.Heap // link shares, flow ghosts
-	dl         iheap.Heap // flow deadlines
+	h          iheap.Heap  // link shares, flow ghosts
+	dl         iheap.Queue // flow deadlines; a fixed flow's is stale, dropped at the top
 	level      float64
 	recomputed int
 	// trimming: solves since the last trim, the most flows and links
@@ -640,7 +640,7 @@ func (s *Solver) mark(id FlowID) {
 	s.comp = append(s.comp, id)
 	s.compPrev = append(s.compPrev, s.rate[id])
 	if s.ghost(id) && m.flags&fNew == 0 {
-		s.dl.Set(int32(id), s.rate[id])
+		s.dl.Push(int32(id), s.rate[id])
 	}
 }
 
@@ -695,7 +695,13 @@ func (s *Solver) share(l int32) float64 {
 // 2·flow for a flow's ghost.
 func (s *Solver) replay() {
 	h := &s.h
-	for h.Len() > 0 || s.dl.Len() > 0 {
+	for {
+		for s.dl.Len() > 0 && s.meta[minID(&s.dl)].flags&fFixed != 0 {
+			s.dl.Pop()
+		}
+		if h.Len() == 0 && s.dl.Len() == 0 {
+			break
+		}
 		if s.dl.Len() > 0 {
 			id, t := s.dl.Min()
 			if h.Len() == 0 || t < minKey(h) {
@@ -746,7 +752,6 @@ func (s *Solver) fix(id FlowID, x float64) {
 		s.rate[id] = x
 	}
 	s.h.Remove(2 * int32(id))
-	s.dl.Remove(int32(id))
 	path := s.paths.get(m.n, m.slot)
 	for _, l := range path {
 		if s.lmark[l] {
@@ -858,6 +863,11 @@ func (p *pathStore) release(n uint16, slot int32) {
 		q := p.pool(int32(n))
 		q.free = append(q.free, slot)
 	}
+}
+
+func minID(q *iheap.Queue) int32 {
+	id, _ := q.Min()
+	return id
 }
 
 func minKey(h *iheap.Heap) float64 {

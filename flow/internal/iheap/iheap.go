@@ -126,8 +126,10 @@ func (h *Heap) less(i, j int) bool {
 func (h *Heap) swap(i, j int) {
 	h.ids[i], h.ids[j] = h.ids[j], h.ids[i]
 	h.keys[i], h.keys[j] = h.keys[j], h.keys[i]
-	h.pos[h.ids[i]] = int32(i)
-	h.pos[h.ids[j]] = int32(j)
+	if h.pos != nil {
+		h.pos[h.ids[i]] = int32(i)
+		h.pos[h.ids[j]] = int32(j)
+	}
 }
 
 func (h *Heap) up(i int) {
@@ -158,3 +160,46 @@ func (h *Heap) down(i int) {
 		i = m
 	}
 }
+
+// Queue is a min-heap of (key, id) without positions: an entry cannot
+// be found, changed or removed, only popped, so a caller whose entries
+// go stale drops them as they reach the top (lazy deletion). Ties break
+// by id, as in Heap, so the order of the entries popped is a function
+// of the (key, id) pairs pushed alone. Memory: 12 bytes an entry,
+// nothing per id. The zero value is empty.
+type Queue struct {
+	h Heap // its positions stay nil
+}
+
+// Len returns the number of entries, stale ones included.
+func (q *Queue) Len() int { return len(q.h.ids) }
+
+// Min returns the entry with the smallest key (then id); the queue must
+// not be empty.
+func (q *Queue) Min() (id int32, key float64) { return q.h.Min() }
+
+// Push adds (key, id); an id may be pushed more than once.
+func (q *Queue) Push(id int32, key float64) {
+	h := &q.h
+	h.ids = append(h.ids, id)
+	h.keys = append(h.keys, key)
+	h.peak = max(h.peak, len(h.ids))
+	h.up(len(h.ids) - 1)
+}
+
+// Pop removes and returns the entry with the smallest key (then id).
+func (q *Queue) Pop() (id int32, key float64) {
+	h := &q.h
+	id, key = h.ids[0], h.keys[0]
+	n := len(h.ids) - 1
+	h.swap(0, n)
+	h.ids, h.keys = h.ids[:n], h.keys[:n]
+	h.down(0)
+	return id, key
+}
+
+// Clear empties the queue.
+func (q *Queue) Clear() { q.h.ids, q.h.keys = q.h.ids[:0], q.h.keys[:0] }
+
+// Trim releases the entry space a burst left, as Heap.Trim does.
+func (q *Queue) Trim() { q.h.Trim() }

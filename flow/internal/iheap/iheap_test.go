@@ -107,3 +107,52 @@ func TestKey(t *testing.T) {
 		t.Fatalf("Key(1) = %v, %v, want 1, true", k, ok)
 	}
 }
+
+// TestQueueAgainstSort pushes random entries, many with equal keys and
+// some ids more than once, and checks every pop against a sorted copy;
+// Clear and Trim leave it empty and usable, and it keeps no positions.
+func TestQueueAgainstSort(t *testing.T) {
+	var q Queue
+	type e struct {
+		id int32
+		k  float64
+	}
+	var live []e
+	x := uint64(11)
+	next := func(n int) int { x = x*6364136223846793005 + 1442695040888963407; return int(x>>33) % n }
+	for step := range 20000 {
+		if next(10) < 6 {
+			id, k := int32(next(200)), float64(next(50))
+			q.Push(id, k)
+			live = append(live, e{id, k})
+		} else if len(live) > 0 {
+			slices.SortFunc(live, func(a, b e) int {
+				if c := cmp.Compare(a.k, b.k); c != 0 {
+					return c
+				}
+				return cmp.Compare(a.id, b.id)
+			})
+			if mid, mk := q.Min(); mid != live[0].id || mk != live[0].k {
+				t.Fatalf("step %d: min (%d, %v), want (%d, %v)", step, mid, mk, live[0].id, live[0].k)
+			}
+			gid, gk := q.Pop()
+			if gid != live[0].id || gk != live[0].k {
+				t.Fatalf("step %d: pop (%d, %v), want (%d, %v)", step, gid, gk, live[0].id, live[0].k)
+			}
+			live = live[1:]
+		}
+		if q.Len() != len(live) {
+			t.Fatalf("step %d: %d entries, want %d", step, q.Len(), len(live))
+		}
+	}
+	q.Clear()
+	q.Trim()
+	if q.Len() != 0 {
+		t.Fatalf("after Clear and Trim: %d entries", q.Len())
+	}
+	q.Push(3, 1)
+	q.Push(2, 1)
+	if id, _ := q.Pop(); id != 2 || q.h.pos != nil {
+		t.Fatalf("pop %d (want 2, ties by id), positions %v (want none)", id, q.h.pos)
+	}
+}
