@@ -61,6 +61,7 @@ package maxmin
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 
@@ -95,6 +96,9 @@ const (
 	fFixed       // its rate is final (always, outside a solve)
 	fMark        // being re-solved
 	fNew         // added since the last Solve
+	// in the deadline heap: its rate holds its position there, and the
+	// heap's key its old rate, until it is fixed or its deadline passes
+	fDeadline
 )
 
 // meta is a flow's path reference and flags. 8 bytes.
@@ -149,18 +153,14 @@ type Solver struct {
 	compL      []int32 // the links active in the solve under way
 	stack      []int32
 	vals       []float64
-	h          iheap.Heap  // link shares, flow ghosts
-	dl         iheap.Queue // flow deadlines; a fixed flow's is stale, dropped at the top
+	h          iheap.Heap     // link shares, flow ghosts
+	dl         iheap.Borrowed // flow deadlines (fDeadline), their positions in s.rate
 	level      float64
 	recomputed int
 	// trimming: solves since the last trim, the most flows and links
 	// the scratch arrays held since, and the number of flow ids then
 	trims, peakF, peakL int
 	heldF               int
-
-	// decoded paths: pbuf for loops that decode no other path, fbuf and
-	// dbuf for fix's and deviate's
-	pbuf, fbuf, dbuf []int32
 
 	policy     Policy
 	components bool      // NP: re-solve whole touched components instead of replaying
@@ -333,7 +333,7 @@ func (s *Solver) RemoveFlow(id FlowID) error {
 	if m.flags&fNew == 0 {
 		s.theta = min(s.theta, s.rate[id])
 	}
-	for _, l := range s.pathOf(m, &s.pbuf) {
+	for l := range decode(s.unitsOf(m)) {
 		s.nlive[l]--
 		s.touch(l)
 	}
@@ -396,16 +396,28 @@ func (s *Solver) Path(id FlowID) []int32 {
 	if s.checkFlow(id) != nil {
 		return nil
 	}
-	var p []int32
-	return s.pathOf(&s.meta[id], &p)
+	return s.paths.get(s.meta[id].n, s.meta[id].slot, nil)
 }
 
-// pathOf decodes m's path into *buf and returns it. A caller whose loop
-// over the path may decode another path (fix and deviate activate links,
-// which marks flows and computes their ghosts) has a buffer of its own.
-func (s *Solver) pathOf(m *meta, buf *[]int32) []int32 {
-	*buf = s.paths.get(m.n, m.slot, *buf)
-	return *buf
+// unitsOf returns m's path as the path store keeps it; decode gives its
+// links.
+func (s *Solver) unitsOf(m *meta) []uint16 { return s.paths.units(m.n, m.slot) }
+
+// decode returns the links of path units u, in order, decoded as the
+// loop over them goes (it inlines into the loop).
+func decode(u []uint16) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for k := 0; k < len(u); k++ {
+			l := int32(u[k])
+			if l >= wideLink {
+				k++
+				l = (l-wideLink)<<16 | int32(u[k])
+			}
+			if !yield(l) {
+				return
+			}
+		}
+	}
 }
 
 // Solve brings every rate up to date with the changes since the last
@@ -451,6 +463,7 @@ func (s *Solver) Solve() []FlowID {
 	s.comp, s.compPrev, s.compL = s.comp[:0], s.compPrev[:0], s.compL[:0]
 	s.h.Clear()
 	s.dl.Clear()
+	s.dl.Bind(s.rate) // no flow is added or dropped until the next Solve
 	if s.policy.Kind == NP && !s.components {
 		s.level = theta
 		s.activateDirty()
@@ -546,7 +559,7 @@ func (s *Solver) SolveAll() []FlowID {
 // With theta = 0 that is capacity / uses.
 func (s *Solver) bound(id FlowID, theta float64) float64 {
 	b := s.Cap(id)
-	for _, l := range s.pathOf(&s.meta[id], &s.pbuf) {
+	for l := range decode(s.unitsOf(&s.meta[id])) {
 		c, n := s.capacity[l], s.nlive[l]
 		if theta > 0 {
 			for _, u := range s.users[l] {
@@ -655,6 +668,7 @@ func (s *Solver) mark(id FlowID) {
 	s.compPrev = append(s.compPrev, s.rate[id])
 	if s.ghost(id) && m.flags&fNew == 0 {
 		s.dl.Push(int32(id), s.rate[id])
+		m.flags |= fDeadline
 	}
 }
 
@@ -666,7 +680,7 @@ func (s *Solver) mark(id FlowID) {
 func (s *Solver) ghost(id FlowID) bool {
 	g := s.Cap(id)
 	inactive := false
-	for _, l := range s.pathOf(&s.meta[id], &s.pbuf) {
+	for l := range decode(s.unitsOf(&s.meta[id])) {
 		if !s.lmark[l] {
 			g = min(g, s.sat[l])
 			inactive = true
@@ -708,17 +722,13 @@ func (s *Solver) share(l int32) float64 {
 // 2·flow for a flow's ghost.
 func (s *Solver) replay() {
 	h := &s.h
-	for {
-		for s.dl.Len() > 0 && s.meta[minID(&s.dl)].flags&fFixed != 0 {
-			s.dl.Pop()
-		}
-		if h.Len() == 0 && s.dl.Len() == 0 {
-			break
-		}
+	for h.Len() > 0 || s.dl.Len() > 0 {
 		if s.dl.Len() > 0 {
 			id, t := s.dl.Min()
 			if h.Len() == 0 || t < minKey(h) {
 				s.dl.Pop()
+				s.rate[id] = t
+				s.meta[id].flags &^= fDeadline
 				s.level = t
 				s.deviate(FlowID(id))
 				continue
@@ -744,7 +754,7 @@ func (s *Solver) replay() {
 // deviate activates the inactive links of flow id, which has passed its
 // old rate unfixed.
 func (s *Solver) deviate(id FlowID) {
-	for _, l := range s.pathOf(&s.meta[id], &s.dbuf) {
+	for l := range decode(s.unitsOf(&s.meta[id])) {
 		if !s.lmark[l] {
 			s.activate(l)
 		}
@@ -756,6 +766,10 @@ func (s *Solver) deviate(id FlowID) {
 // active.
 func (s *Solver) fix(id FlowID, x float64) {
 	m := &s.meta[id]
+	if m.flags&fDeadline != 0 {
+		s.rate[id] = s.dl.Remove(int32(id))
+		m.flags &^= fDeadline
+	}
 	changed := m.flags&fNew != 0 || s.rate[id] != x
 	m.flags |= fFixed
 	if s.incr {
@@ -764,8 +778,7 @@ func (s *Solver) fix(id FlowID, x float64) {
 		s.rate[id] = x
 	}
 	s.h.Remove(2 * int32(id))
-	path := s.pathOf(m, &s.fbuf)
-	for _, l := range path {
+	for l := range decode(s.unitsOf(m)) {
 		if s.lmark[l] {
 			s.rem[l] -= x
 			s.cnt[l]--
@@ -778,7 +791,7 @@ func (s *Solver) fix(id FlowID, x float64) {
 	if changed {
 		// After the loop above: activation counts every use of the
 		// link by this flow, a link listed twice included.
-		for _, l := range path {
+		for l := range decode(s.unitsOf(m)) {
 			if !s.lmark[l] {
 				s.activate(l)
 			}
@@ -878,16 +891,21 @@ func (p *pathStore) put(path []int32) (int32, uint16) {
 	return int32(len(q.units)/int(n) - 1), uint16(n)
 }
 
+// units returns the n units of the path at slot.
+func (p *pathStore) units(n uint16, slot int32) []uint16 {
+	if n == 0 {
+		return nil
+	}
+	q := p.pool(int32(n))
+	i := int(slot) * int(n)
+	return q.units[i : i+int(n) : i+int(n)]
+}
+
 // get decodes the path of n units at slot into buf (reused) and returns
 // it.
 func (p *pathStore) get(n uint16, slot int32, buf []int32) []int32 {
 	buf = buf[:0]
-	if n == 0 {
-		return buf
-	}
-	q := p.pool(int32(n))
-	i := int(slot) * int(n)
-	u := q.units[i : i+int(n) : i+int(n)]
+	u := p.units(n, slot)
 	for k := 0; k < len(u); k++ {
 		l := int32(u[k])
 		if l >= wideLink {
@@ -904,11 +922,6 @@ func (p *pathStore) release(n uint16, slot int32) {
 		q := p.pool(int32(n))
 		q.free = append(q.free, slot)
 	}
-}
-
-func minID(q *iheap.Queue) int32 {
-	id, _ := q.Min()
-	return id
 }
 
 func minKey(h *iheap.Heap) float64 {

@@ -108,51 +108,74 @@ func TestKey(t *testing.T) {
 	}
 }
 
-// TestQueueAgainstSort pushes random entries, many with equal keys and
-// some ids more than once, and checks every pop against a sorted copy;
-// Clear and Trim leave it empty and usable, and it keeps no positions.
-func TestQueueAgainstSort(t *testing.T) {
-	var q Queue
+// TestBorrowedAgainstSort applies random pushes, removals and pops to a
+// Borrowed heap, many with equal keys, and checks every pop and removal
+// against a sorted copy of the live entries, and that the caller's array
+// holds every live entry's position; a pushed id's slot is overwritten
+// while it is in, and restored from the key returned once it is out.
+func TestBorrowedAgainstSort(t *testing.T) {
+	var q Borrowed
+	const ids = 200
+	pos := make([]float64, ids)
+	for id := range pos {
+		pos[id] = -float64(id) // the caller's own values while out
+	}
+	q.Bind(pos)
+	live := map[int32]float64{}
+	x := uint64(11)
+	next := func(n int) int { x = x*6364136223846793005 + 1442695040888963407; return int(x>>33) % n }
 	type e struct {
 		id int32
 		k  float64
 	}
-	var live []e
-	x := uint64(11)
-	next := func(n int) int { x = x*6364136223846793005 + 1442695040888963407; return int(x>>33) % n }
 	for step := range 20000 {
-		if next(10) < 6 {
-			id, k := int32(next(200)), float64(next(50))
+		id := int32(next(ids))
+		_, in := live[id]
+		switch op := next(10); {
+		case op < 6 && !in:
+			k := float64(next(50))
 			q.Push(id, k)
-			live = append(live, e{id, k})
-		} else if len(live) > 0 {
-			slices.SortFunc(live, func(a, b e) int {
+			live[id] = k
+		case op < 8 && in:
+			if k := q.Remove(id); k != live[id] {
+				t.Fatalf("step %d: remove %d gave key %v, want %v", step, id, k, live[id])
+			}
+			delete(live, id)
+			pos[id] = -float64(id)
+		case op >= 8 && len(live) > 0:
+			var all []e
+			for id, k := range live {
+				all = append(all, e{id, k})
+			}
+			slices.SortFunc(all, func(a, b e) int {
 				if c := cmp.Compare(a.k, b.k); c != 0 {
 					return c
 				}
 				return cmp.Compare(a.id, b.id)
 			})
-			if mid, mk := q.Min(); mid != live[0].id || mk != live[0].k {
-				t.Fatalf("step %d: min (%d, %v), want (%d, %v)", step, mid, mk, live[0].id, live[0].k)
-			}
 			gid, gk := q.Pop()
-			if gid != live[0].id || gk != live[0].k {
-				t.Fatalf("step %d: pop (%d, %v), want (%d, %v)", step, gid, gk, live[0].id, live[0].k)
+			if gid != all[0].id || gk != all[0].k {
+				t.Fatalf("step %d: pop (%d, %v), want (%d, %v)", step, gid, gk, all[0].id, all[0].k)
 			}
-			live = live[1:]
+			delete(live, gid)
+			pos[gid] = -float64(gid)
 		}
 		if q.Len() != len(live) {
 			t.Fatalf("step %d: %d entries, want %d", step, q.Len(), len(live))
 		}
+		for id := range int32(ids) {
+			if _, in := live[id]; in {
+				if i := int(pos[id]); q.h.ids[i] != id {
+					t.Fatalf("step %d: position of %d is %d, which holds %d", step, id, i, q.h.ids[i])
+				}
+			} else if pos[id] != -float64(id) {
+				t.Fatalf("step %d: %d is out, and its slot was changed to %v", step, id, pos[id])
+			}
+		}
 	}
 	q.Clear()
 	q.Trim()
-	if q.Len() != 0 {
-		t.Fatalf("after Clear and Trim: %d entries", q.Len())
-	}
-	q.Push(3, 1)
-	q.Push(2, 1)
-	if id, _ := q.Pop(); id != 2 || q.h.pos != nil {
-		t.Fatalf("pop %d (want 2, ties by id), positions %v (want none)", id, q.h.pos)
+	if q.Len() != 0 || q.h.pos != nil {
+		t.Fatalf("after Clear: %d entries, positions %v (want none of its own)", q.Len(), q.h.pos)
 	}
 }
