@@ -69,9 +69,10 @@ func bytesPerActiveFlow(t testing.TB, w dynamic.Workload, at float64) (float64, 
 // (4), its time made being kept in the path record. A flow re-solved
 // with a link left inactive adds nothing: its position in the share
 // heap is among the 8 bytes a link the solver reserves when it is made,
-// for the first flows as many as links, and the deadline heap keeps no
-// positions. growSlack is what grow.Append and the user lists' growth
-// (by an eighth) may leave unused on top.
+// for the first flows as many as links, and its position in the
+// deadline heap is kept in its rate (the heap's key holds the rate).
+// growSlack is what grow.Append and the user lists' growth (by an
+// eighth) may leave unused on top.
 const (
 	pagedBytes      = 24 + 4 + 24
 	flowBytes       = pagedBytes + 16

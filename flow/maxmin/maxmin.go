@@ -119,8 +119,9 @@ const MaxPathLinks = math.MaxUint16 / 2
 // class 8); for a flow re-solved with a link left inactive, its
 // position in the share heap (its ghost), reserved with the links,
 // below, for the first as many flows as links, 8 bytes more each beyond
-// (the deadline heap keeps no positions); 8 more for every flow once one
-// has a rate cap; and per link of its path 6 bytes — the link in the
+// (its position in the deadline heap is kept in its rate, which the
+// heap's key holds meanwhile); 8 more for every flow once one has a
+// rate cap; and per link of its path 6 bytes — the link in the
 // path store (2 bytes, 4 for links from 2^15 on) and the flow's entry
 // in the link's user list (4); per link, about 80 bytes (capacity,
 // saturation level, user list header and count, scratch, heap entry,
