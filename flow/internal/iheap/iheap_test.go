@@ -6,6 +6,32 @@ import (
 	"testing"
 )
 
+// popMin pops an entry with pop and checks it is the smallest of live
+// (by key, then id), which it then drops from live; it returns its id.
+func popMin(t *testing.T, step int, live map[int32]float64, pop func() (int32, float64)) int32 {
+	t.Helper()
+	type e struct {
+		id int32
+		k  float64
+	}
+	var all []e
+	for id, k := range live {
+		all = append(all, e{id, k})
+	}
+	slices.SortFunc(all, func(a, b e) int {
+		if c := cmp.Compare(a.k, b.k); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	gid, gk := pop()
+	if gid != all[0].id || gk != all[0].k {
+		t.Fatalf("step %d: pop (%d, %v), want (%d, %v)", step, gid, gk, all[0].id, all[0].k)
+	}
+	delete(live, gid)
+	return gid
+}
+
 // TestAgainstSort applies random sets, removals and pops and checks every
 // pop against a sorted copy of the live entries.
 func TestAgainstSort(t *testing.T) {
@@ -27,25 +53,7 @@ func TestAgainstSort(t *testing.T) {
 			if len(live) == 0 {
 				continue
 			}
-			type e struct {
-				id int32
-				k  float64
-			}
-			var all []e
-			for id, k := range live {
-				all = append(all, e{id, k})
-			}
-			slices.SortFunc(all, func(a, b e) int {
-				if c := cmp.Compare(a.k, b.k); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.id, b.id)
-			})
-			gid, gk := h.Pop()
-			if gid != all[0].id || gk != all[0].k {
-				t.Fatalf("step %d: pop (%d, %v), want (%d, %v)", step, gid, gk, all[0].id, all[0].k)
-			}
-			delete(live, gid)
+			popMin(t, step, live, h.Pop)
 		}
 		if h.Len() != len(live) {
 			t.Fatalf("step %d: %d entries, want %d", step, h.Len(), len(live))
@@ -124,10 +132,6 @@ func TestBorrowedAgainstSort(t *testing.T) {
 	live := map[int32]float64{}
 	x := uint64(11)
 	next := func(n int) int { x = x*6364136223846793005 + 1442695040888963407; return int(x>>33) % n }
-	type e struct {
-		id int32
-		k  float64
-	}
 	for step := range 20000 {
 		id := int32(next(ids))
 		_, in := live[id]
@@ -143,21 +147,7 @@ func TestBorrowedAgainstSort(t *testing.T) {
 			delete(live, id)
 			pos[id] = -float64(id)
 		case op >= 8 && len(live) > 0:
-			var all []e
-			for id, k := range live {
-				all = append(all, e{id, k})
-			}
-			slices.SortFunc(all, func(a, b e) int {
-				if c := cmp.Compare(a.k, b.k); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.id, b.id)
-			})
-			gid, gk := q.Pop()
-			if gid != all[0].id || gk != all[0].k {
-				t.Fatalf("step %d: pop (%d, %v), want (%d, %v)", step, gid, gk, all[0].id, all[0].k)
-			}
-			delete(live, gid)
+			gid := popMin(t, step, live, q.Pop)
 			pos[gid] = -float64(gid)
 		}
 		if q.Len() != len(live) {
