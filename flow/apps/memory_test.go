@@ -43,6 +43,9 @@ func (w *measured) Wake(e *dynamic.Engine) error {
 // returns the live heap the run added at time at, per active flow.
 func bytesPerActiveFlow(t testing.TB, w dynamic.Workload, at float64) (float64, int) {
 	r := treeRouter(t, 16, 3)
+	if n := len(r.Graph().Capacities()); n > 1<<15 {
+		t.Fatalf("%d links: the records' sizes assume fewer than 2^15", n)
+	}
 	m := &measured{Workload: w, at: at}
 	e, err := dynamic.New(r, dynamic.Options{})
 	if err != nil {
@@ -59,21 +62,22 @@ func bytesPerActiveFlow(t testing.TB, w dynamic.Workload, at float64) (float64, 
 // Bytes a running single-path flow holds, by construction: its slot
 // (24) and state word (4) and its path record (24), in paged arrays
 // (pagedBytes), the solver's rate and path reference (16); and per link
-// of its path 8 (the path itself and its entry in the link's user
-// list). A path alone in its completion bucket adds loneBucketBytes: the
+// of its path 6: the link in the solver's path store (2, the tree having
+// fewer than 2^15 links) and the flow's entry in the link's user list
+// (4). A path alone in its completion bucket adds loneBucketBytes: the
 // bucket's heap entry (12: time and id), heap position (4) and path
-// (4), its time made being kept in the path record; a flow re-solved
-// with a link left inactive adds deadlineBytes, its position in the
-// solver's deadline heap (its position in the share heap is among the 8
-// bytes a link the solver reserves when it is made, for the first flows
-// as many as links). growSlack is what grow.Append and the user lists'
-// growth (by an eighth) may leave unused on top.
+// (4), its time made being kept in the path record. A flow re-solved
+// with a link left inactive adds nothing: its position in the share
+// heap is among the 8 bytes a link the solver reserves when it is made,
+// for the first flows as many as links, and its position in the
+// deadline heap is kept in its rate (the heap's key holds the rate).
+// growSlack is what grow.Append and the user lists' growth (by an
+// eighth) may leave unused on top.
 const (
 	pagedBytes      = 24 + 4 + 24
 	flowBytes       = pagedBytes + 16
-	linkBytes       = 8
+	linkBytes       = 2 + 4
 	loneBucketBytes = 12 + 4 + 4
-	deadlineBytes   = 4
 	growSlack       = 1.125
 )
 
@@ -82,11 +86,10 @@ const (
 // free lists and the workload's state, with the slack of their arrays —
 // and checks it against the records' sizes: at least what the flows'
 // records take. For uniform traffic, where every flow is alone in its
-// completion bucket and is re-solved with links left inactive, the
-// records include loneBucketBytes and deadlineBytes a flow, and the
+// completion bucket, the records include loneBucketBytes a flow, and the
 // bound above is growSlack times the records (the solver's scratch
-// arrays are still at twice the most flows a solve re-solved in the
-// last window). For FCFS it is tighter: an eighth more for the records
+// arrays are still at twice the most flows a solve re-solved in the last
+// window). For FCFS it is tighter: an eighth more for the records
 // not in pages and a byte for the pages (the page left unused and the
 // pages' headers).
 //
@@ -116,7 +119,7 @@ func TestMemoryPerActiveFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, n = bytesPerActiveFlow(t, u, 2)
-	lo = flowBytes + linkBytes*24030.0/4095 + loneBucketBytes + deadlineBytes
+	lo = flowBytes + linkBytes*24030.0/4095 + loneBucketBytes
 	t.Logf("uniform: %d active flows, %.1f bytes each (records %.1f)", n, b, lo)
 	if n != 16384 || b < lo || b > lo*growSlack {
 		t.Errorf("uniform: %d active flows, %.1f bytes each: want 16384, in [%.1f, %.1f]", n, b, lo, lo*growSlack)

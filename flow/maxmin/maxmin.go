@@ -61,6 +61,7 @@ package maxmin
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 
@@ -95,30 +96,36 @@ const (
 	fFixed       // its rate is final (always, outside a solve)
 	fMark        // being re-solved
 	fNew         // added since the last Solve
+	// in the deadline heap: its rate holds its position there, and the
+	// heap's key its old rate, until it is fixed or its deadline passes
+	fDeadline
 )
 
 // meta is a flow's path reference and flags. 8 bytes.
 type meta struct {
 	slot  int32  // its path's slot in the path store
-	n     uint16 // its path's length
+	n     uint16 // its path's length in the store's 16-bit units
 	flags uint8
 	class uint8
 }
 
-// MaxPathLinks is the longest path a flow may have, in links.
-const MaxPathLinks = math.MaxUint16
+// MaxPathLinks is the longest path a flow may have, in links: its
+// encoding in the path store, at most 2 units a link, must fit 16 bits.
+const MaxPathLinks = math.MaxUint16 / 2
 
 // Solver holds links, flows and their max-min fair rates.
 //
 // Memory: per flow, 16 bytes (rate 8, path slot, length, flags and
-// class 8), 4 more once it has been re-solved with a link left inactive
-// (its position in the deadline heap; its position in the share heap is
-// reserved with the links, below, for the first as many flows as links,
-// 8 bytes more each beyond), 8 more for every flow once one has a rate
-// cap, and 8 bytes per link of its path (the path, and its entry in the
-// link's user list); per link, about 80 bytes (capacity, saturation
-// level, user list header and count, scratch, heap entry, and 8 bytes
-// of share heap positions).
+// class 8); for a flow re-solved with a link left inactive, its
+// position in the share heap (its ghost), reserved with the links,
+// below, for the first as many flows as links, 8 bytes more each beyond
+// (its position in the deadline heap is kept in its rate, which the
+// heap's key holds meanwhile); 8 more for every flow once one has a
+// rate cap; and per link of its path 6 bytes — the link in the
+// path store (2 bytes, 4 for links from 2^15 on) and the flow's entry
+// in the link's user list (4); per link, about 80 bytes (capacity,
+// saturation level, user list header and count, scratch, heap entry,
+// and 8 bytes of share heap positions).
 type Solver struct {
 	capacity []float64
 	users    [][]FlowID // per link, one entry per use; removed flows stay until the next Solve
@@ -147,8 +154,8 @@ type Solver struct {
 	compL      []int32 // the links active in the solve under way
 	stack      []int32
 	vals       []float64
-	h          iheap.Heap // link shares, flow ghosts
-	dl         iheap.Heap // flow deadlines
+	h          iheap.Heap     // link shares, flow ghosts
+	dl         iheap.Borrowed // flow deadlines (fDeadline), their positions in s.rate
 	level      float64
 	recomputed int
 	// trimming: solves since the last trim, the most flows and links
@@ -277,7 +284,8 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 			s.caps = append(s.caps, NoCap)
 		}
 	}
-	s.meta[id] = meta{slot: s.paths.put(path), n: uint16(len(path)), flags: fAlive | fFixed | fNew, class: class}
+	slot, units := s.paths.put(path)
+	s.meta[id] = meta{slot: slot, n: units, flags: fAlive | fFixed | fNew, class: class}
 	s.rate[id] = 0
 	if !math.IsInf(rateCap, 1) && s.caps == nil {
 		s.caps = make([]float64, len(s.meta))
@@ -326,7 +334,7 @@ func (s *Solver) RemoveFlow(id FlowID) error {
 	if m.flags&fNew == 0 {
 		s.theta = min(s.theta, s.rate[id])
 	}
-	for _, l := range s.paths.get(m.n, m.slot) {
+	for l := range decode(s.unitsOf(m)) {
 		s.nlive[l]--
 		s.touch(l)
 	}
@@ -384,13 +392,33 @@ func (s *Solver) Cap(id FlowID) float64 {
 	return s.caps[id]
 }
 
-// Path returns flow id's path (shared: do not modify; valid until the
-// flow is removed), nil for an unknown id.
+// Path returns a copy of flow id's path, nil for an unknown id.
 func (s *Solver) Path(id FlowID) []int32 {
 	if s.checkFlow(id) != nil {
 		return nil
 	}
-	return s.paths.get(s.meta[id].n, s.meta[id].slot)
+	return s.paths.get(s.meta[id].n, s.meta[id].slot, nil)
+}
+
+// unitsOf returns m's path as the path store keeps it; decode gives its
+// links.
+func (s *Solver) unitsOf(m *meta) []uint16 { return s.paths.units(m.n, m.slot) }
+
+// decode returns the links of path units u, in order, decoded as the
+// loop over them goes (it inlines into the loop).
+func decode(u []uint16) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for k := 0; k < len(u); k++ {
+			l := int32(u[k])
+			if l >= wideLink {
+				k++
+				l = (l-wideLink)<<16 | int32(u[k])
+			}
+			if !yield(l) {
+				return
+			}
+		}
+	}
 }
 
 // Solve brings every rate up to date with the changes since the last
@@ -436,6 +464,7 @@ func (s *Solver) Solve() []FlowID {
 	s.comp, s.compPrev, s.compL = s.comp[:0], s.compPrev[:0], s.compL[:0]
 	s.h.Clear()
 	s.dl.Clear()
+	s.dl.Bind(s.rate) // no flow is added or dropped until the next Solve
 	if s.policy.Kind == NP && !s.components {
 		s.level = theta
 		s.activateDirty()
@@ -531,8 +560,7 @@ func (s *Solver) SolveAll() []FlowID {
 // With theta = 0 that is capacity / uses.
 func (s *Solver) bound(id FlowID, theta float64) float64 {
 	b := s.Cap(id)
-	m := s.meta[id]
-	for _, l := range s.paths.get(m.n, m.slot) {
+	for l := range decode(s.unitsOf(&s.meta[id])) {
 		c, n := s.capacity[l], s.nlive[l]
 		if theta > 0 {
 			for _, u := range s.users[l] {
@@ -640,7 +668,8 @@ func (s *Solver) mark(id FlowID) {
 	s.comp = append(s.comp, id)
 	s.compPrev = append(s.compPrev, s.rate[id])
 	if s.ghost(id) && m.flags&fNew == 0 {
-		s.dl.Set(int32(id), s.rate[id])
+		s.dl.Push(int32(id), s.rate[id])
+		m.flags |= fDeadline
 	}
 }
 
@@ -651,9 +680,8 @@ func (s *Solver) mark(id FlowID) {
 // deadline could activate nothing).
 func (s *Solver) ghost(id FlowID) bool {
 	g := s.Cap(id)
-	m := s.meta[id]
 	inactive := false
-	for _, l := range s.paths.get(m.n, m.slot) {
+	for l := range decode(s.unitsOf(&s.meta[id])) {
 		if !s.lmark[l] {
 			g = min(g, s.sat[l])
 			inactive = true
@@ -700,6 +728,8 @@ func (s *Solver) replay() {
 			id, t := s.dl.Min()
 			if h.Len() == 0 || t < minKey(h) {
 				s.dl.Pop()
+				s.rate[id] = t
+				s.meta[id].flags &^= fDeadline
 				s.level = t
 				s.deviate(FlowID(id))
 				continue
@@ -725,8 +755,7 @@ func (s *Solver) replay() {
 // deviate activates the inactive links of flow id, which has passed its
 // old rate unfixed.
 func (s *Solver) deviate(id FlowID) {
-	m := s.meta[id]
-	for _, l := range s.paths.get(m.n, m.slot) {
+	for l := range decode(s.unitsOf(&s.meta[id])) {
 		if !s.lmark[l] {
 			s.activate(l)
 		}
@@ -738,6 +767,10 @@ func (s *Solver) deviate(id FlowID) {
 // active.
 func (s *Solver) fix(id FlowID, x float64) {
 	m := &s.meta[id]
+	if m.flags&fDeadline != 0 {
+		s.rate[id] = s.dl.Remove(int32(id))
+		m.flags &^= fDeadline
+	}
 	changed := m.flags&fNew != 0 || s.rate[id] != x
 	m.flags |= fFixed
 	if s.incr {
@@ -746,9 +779,7 @@ func (s *Solver) fix(id FlowID, x float64) {
 		s.rate[id] = x
 	}
 	s.h.Remove(2 * int32(id))
-	s.dl.Remove(int32(id))
-	path := s.paths.get(m.n, m.slot)
-	for _, l := range path {
+	for l := range decode(s.unitsOf(m)) {
 		if s.lmark[l] {
 			s.rem[l] -= x
 			s.cnt[l]--
@@ -761,7 +792,7 @@ func (s *Solver) fix(id FlowID, x float64) {
 	if changed {
 		// After the loop above: activation counts every use of the
 		// link by this flow, a link listed twice included.
-		for _, l := range path {
+		for l := range decode(s.unitsOf(m)) {
 			if !s.lmark[l] {
 				s.activate(l)
 			}
@@ -784,32 +815,38 @@ func (s *Solver) requeue() {
 }
 
 // pathStore keeps paths in pools by length: pool n holds slots of n
-// links end to end and reuses freed slots last in first out, so a path
-// costs 4 bytes a link and no allocation of its own.
+// units end to end and reuses freed slots last in first out, so a path
+// costs no allocation of its own. A link below wideLink takes one 16-bit
+// unit, another two (wideLink | its upper bits, then its lower 16 bits):
+// 2 bytes a link on networks of up to 32,768 links.
 type pathStore struct {
 	short [maxShort + 1]pool
 	long  map[int32]*pool // lengths above maxShort (iterated only by fit, where order does not matter)
+	enc   []uint16        // scratch for put
 }
 
-const maxShort = 64
+const (
+	maxShort = 64
+	wideLink = 1 << 15
+)
 
 type pool struct {
-	links []int32
+	units []uint16
 	free  []int32
-	held  int // len(links) at the last fit
+	held  int // len(units) at the last fit
 }
 
-// fit gives back the slack of the pools' link arrays that have not grown
+// fit gives back the slack of the pools' unit arrays that have not grown
 // since the last call (grow.Fit).
 func (p *pathStore) fit() {
 	for n := range p.short {
 		q := &p.short[n]
-		q.links = grow.Fit(q.links, q.held)
-		q.held = len(q.links)
+		q.units = grow.Fit(q.units, q.held)
+		q.held = len(q.units)
 	}
 	for _, q := range p.long {
-		q.links = grow.Fit(q.links, q.held)
-		q.held = len(q.links)
+		q.units = grow.Fit(q.units, q.held)
+		q.held = len(q.units)
 	}
 }
 
@@ -828,29 +865,57 @@ func (p *pathStore) pool(n int32) *pool {
 	return q
 }
 
-func (p *pathStore) put(path []int32) int32 {
-	n := int32(len(path))
+// put stores path (of links below 2^31/2, at most MaxPathLinks) and
+// returns its slot and length in units.
+func (p *pathStore) put(path []int32) (int32, uint16) {
+	e := p.enc[:0]
+	for _, l := range path {
+		if l < wideLink {
+			e = append(e, uint16(l))
+		} else {
+			e = append(e, uint16(wideLink|l>>16), uint16(l))
+		}
+	}
+	p.enc = e
+	n := int32(len(e))
 	if n == 0 {
-		return 0
+		return 0, 0
 	}
 	q := p.pool(n)
 	if k := len(q.free); k > 0 {
 		slot := q.free[k-1]
 		q.free = q.free[:k-1]
-		copy(q.links[int(slot)*int(n):], path)
-		return slot
+		copy(q.units[int(slot)*int(n):], e)
+		return slot, uint16(n)
 	}
-	q.links = grow.Append(q.links, path...)
-	return int32(len(q.links)/int(n) - 1)
+	q.units = grow.Append(q.units, e...)
+	return int32(len(q.units)/int(n) - 1), uint16(n)
 }
 
-func (p *pathStore) get(n uint16, slot int32) []int32 {
+// units returns the n units of the path at slot.
+func (p *pathStore) units(n uint16, slot int32) []uint16 {
 	if n == 0 {
 		return nil
 	}
 	q := p.pool(int32(n))
 	i := int(slot) * int(n)
-	return q.links[i : i+int(n) : i+int(n)]
+	return q.units[i : i+int(n) : i+int(n)]
+}
+
+// get decodes the path of n units at slot into buf (reused) and returns
+// it.
+func (p *pathStore) get(n uint16, slot int32, buf []int32) []int32 {
+	buf = buf[:0]
+	u := p.units(n, slot)
+	for k := 0; k < len(u); k++ {
+		l := int32(u[k])
+		if l >= wideLink {
+			k++
+			l = (l-wideLink)<<16 | int32(u[k])
+		}
+		buf = append(buf, l)
+	}
+	return buf
 }
 
 func (p *pathStore) release(n uint16, slot int32) {

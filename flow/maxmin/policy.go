@@ -159,7 +159,7 @@ func (s *Solver) collectAll() {
 				md.flags |= fMark
 				s.comp = append(s.comp, id)
 				s.compPrev = append(s.compPrev, s.rate[id])
-				for _, n := range s.paths.get(md.n, md.slot) {
+				for n := range decode(s.unitsOf(md)) {
 					if !s.lmark[n] {
 						s.lmark[n] = true
 						s.stack = append(s.stack, n)
@@ -284,7 +284,7 @@ func (s *Solver) classPass(c uint8) {
 		}
 		m.flags &^= fFixed
 		s.rate[id] = 0
-		for _, l := range s.paths.get(m.n, m.slot) {
+		for l := range decode(s.unitsOf(m)) {
 			s.cnt[l]++
 		}
 	}

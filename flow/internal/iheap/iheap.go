@@ -14,8 +14,9 @@ import "github.com/opasim/opasim/flow/internal/grow"
 type Heap struct {
 	ids  []int32
 	keys []float64
-	pos  []int32 // pos[id]: index in ids, or -1
-	peak int     // the most entries at once since the last Trim
+	pos  []int32   // pos[id]: index in ids, or -1
+	fpos []float64 // Borrowed's: the caller's array of positions (pos is nil)
+	peak int       // the most entries at once since the last Trim
 }
 
 // Len returns the number of entries.
@@ -126,8 +127,13 @@ func (h *Heap) less(i, j int) bool {
 func (h *Heap) swap(i, j int) {
 	h.ids[i], h.ids[j] = h.ids[j], h.ids[i]
 	h.keys[i], h.keys[j] = h.keys[j], h.keys[i]
-	h.pos[h.ids[i]] = int32(i)
-	h.pos[h.ids[j]] = int32(j)
+	if h.pos != nil {
+		h.pos[h.ids[i]] = int32(i)
+		h.pos[h.ids[j]] = int32(j)
+	} else {
+		h.fpos[h.ids[i]] = float64(i)
+		h.fpos[h.ids[j]] = float64(j)
+	}
 }
 
 func (h *Heap) up(i int) {
@@ -158,3 +164,66 @@ func (h *Heap) down(i int) {
 		i = m
 	}
 }
+
+// Borrowed is an indexed min-heap of (key, id) that keeps its entries'
+// positions in an array of the caller's (Bind): while id is in the heap,
+// pos[id] holds its position (as a float64), and the caller must not
+// use it; Pop and Remove return the key, for the caller to put back
+// what it keeps there once id is out. For ids whose own field is idle
+// while they wait in the heap (a solver's rate while the key holds it),
+// so that the heap needs no position array. Ties break by id, as in
+// Heap. Memory: 12 bytes an entry. The zero value is empty.
+type Borrowed struct {
+	h Heap // h.pos stays nil; h.fpos is the caller's
+}
+
+// Bind makes pos the array of positions (pos[id] for every id pushed);
+// call it again whenever the caller's array moves.
+func (q *Borrowed) Bind(pos []float64) { q.h.fpos = pos }
+
+// Len returns the number of entries.
+func (q *Borrowed) Len() int { return len(q.h.ids) }
+
+// Min returns the entry with the smallest key (then id); the heap must
+// not be empty.
+func (q *Borrowed) Min() (id int32, key float64) { return q.h.Min() }
+
+// Push adds id, which must not be in the heap, with key.
+func (q *Borrowed) Push(id int32, key float64) {
+	h := &q.h
+	i := len(h.ids)
+	h.ids = append(h.ids, id)
+	h.keys = append(h.keys, key)
+	h.peak = max(h.peak, len(h.ids))
+	h.fpos[id] = float64(i)
+	h.up(i)
+}
+
+// Pop removes and returns the entry with the smallest key (then id).
+func (q *Borrowed) Pop() (id int32, key float64) {
+	id = q.h.ids[0]
+	return id, q.Remove(id)
+}
+
+// Remove takes id, which must be in the heap, out of it and returns its
+// key.
+func (q *Borrowed) Remove(id int32) float64 {
+	h := &q.h
+	i := int(h.fpos[id])
+	key := h.keys[i]
+	n := len(h.ids) - 1
+	h.swap(i, n)
+	h.ids, h.keys = h.ids[:n], h.keys[:n]
+	if i < n {
+		h.down(i)
+		h.up(i)
+	}
+	return key
+}
+
+// Clear empties the heap (the positions it held are the caller's to
+// restore).
+func (q *Borrowed) Clear() { q.h.ids, q.h.keys = q.h.ids[:0], q.h.keys[:0] }
+
+// Trim releases the entry space a burst left, as Heap.Trim does.
+func (q *Borrowed) Trim() { q.h.Trim() }

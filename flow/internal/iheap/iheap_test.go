@@ -6,6 +6,32 @@ import (
 	"testing"
 )
 
+// popMin pops an entry with pop and checks it is the smallest of live
+// (by key, then id), which it then drops from live; it returns its id.
+func popMin(t *testing.T, step int, live map[int32]float64, pop func() (int32, float64)) int32 {
+	t.Helper()
+	type e struct {
+		id int32
+		k  float64
+	}
+	var all []e
+	for id, k := range live {
+		all = append(all, e{id, k})
+	}
+	slices.SortFunc(all, func(a, b e) int {
+		if c := cmp.Compare(a.k, b.k); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	gid, gk := pop()
+	if gid != all[0].id || gk != all[0].k {
+		t.Fatalf("step %d: pop (%d, %v), want (%d, %v)", step, gid, gk, all[0].id, all[0].k)
+	}
+	delete(live, gid)
+	return gid
+}
+
 // TestAgainstSort applies random sets, removals and pops and checks every
 // pop against a sorted copy of the live entries.
 func TestAgainstSort(t *testing.T) {
@@ -27,25 +53,7 @@ func TestAgainstSort(t *testing.T) {
 			if len(live) == 0 {
 				continue
 			}
-			type e struct {
-				id int32
-				k  float64
-			}
-			var all []e
-			for id, k := range live {
-				all = append(all, e{id, k})
-			}
-			slices.SortFunc(all, func(a, b e) int {
-				if c := cmp.Compare(a.k, b.k); c != 0 {
-					return c
-				}
-				return cmp.Compare(a.id, b.id)
-			})
-			gid, gk := h.Pop()
-			if gid != all[0].id || gk != all[0].k {
-				t.Fatalf("step %d: pop (%d, %v), want (%d, %v)", step, gid, gk, all[0].id, all[0].k)
-			}
-			delete(live, gid)
+			popMin(t, step, live, h.Pop)
 		}
 		if h.Len() != len(live) {
 			t.Fatalf("step %d: %d entries, want %d", step, h.Len(), len(live))
@@ -105,5 +113,59 @@ func TestKey(t *testing.T) {
 	}
 	if k, ok := h.Key(1); !ok || k != 1 {
 		t.Fatalf("Key(1) = %v, %v, want 1, true", k, ok)
+	}
+}
+
+// TestBorrowedAgainstSort applies random pushes, removals and pops to a
+// Borrowed heap, many with equal keys, and checks every pop and removal
+// against a sorted copy of the live entries, and that the caller's array
+// holds every live entry's position; a pushed id's slot is overwritten
+// while it is in, and restored from the key returned once it is out.
+func TestBorrowedAgainstSort(t *testing.T) {
+	var q Borrowed
+	const ids = 200
+	pos := make([]float64, ids)
+	for id := range pos {
+		pos[id] = -float64(id) // the caller's own values while out
+	}
+	q.Bind(pos)
+	live := map[int32]float64{}
+	x := uint64(11)
+	next := func(n int) int { x = x*6364136223846793005 + 1442695040888963407; return int(x>>33) % n }
+	for step := range 20000 {
+		id := int32(next(ids))
+		_, in := live[id]
+		switch op := next(10); {
+		case op < 6 && !in:
+			k := float64(next(50))
+			q.Push(id, k)
+			live[id] = k
+		case op < 8 && in:
+			if k := q.Remove(id); k != live[id] {
+				t.Fatalf("step %d: remove %d gave key %v, want %v", step, id, k, live[id])
+			}
+			delete(live, id)
+			pos[id] = -float64(id)
+		case op >= 8 && len(live) > 0:
+			gid := popMin(t, step, live, q.Pop)
+			pos[gid] = -float64(gid)
+		}
+		if q.Len() != len(live) {
+			t.Fatalf("step %d: %d entries, want %d", step, q.Len(), len(live))
+		}
+		for id := range int32(ids) {
+			if _, in := live[id]; in {
+				if i := int(pos[id]); q.h.ids[i] != id {
+					t.Fatalf("step %d: position of %d is %d, which holds %d", step, id, i, q.h.ids[i])
+				}
+			} else if pos[id] != -float64(id) {
+				t.Fatalf("step %d: %d is out, and its slot was changed to %v", step, id, pos[id])
+			}
+		}
+	}
+	q.Clear()
+	q.Trim()
+	if q.Len() != 0 || q.h.pos != nil {
+		t.Fatalf("after Clear: %d entries, positions %v (want none of its own)", q.Len(), q.h.pos)
 	}
 }
