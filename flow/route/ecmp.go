@@ -57,7 +57,7 @@ const MaxAllPaths = 1 << 16
 // links), the last root kept) is used instead where the row would not do:
 // when the root does not forward (a server of a switch-centric graph with
 // several links), when a node is 255 links or more from the root, or when
-// fewer than 16 rows fit the bound. Scratch space: 16 bytes per node for
+// fewer than 16 rows fit the bound. Scratch space: 12 bytes per node for
 // the DAG's marks and counts, and as much for the full search if used.
 type ECMP struct {
 	g        *graph.Graph
