@@ -57,7 +57,10 @@ const MaxAllPaths = 1 << 16
 // links), the last root kept) is used instead where the row would not do:
 // when the root does not forward (a server of a switch-centric graph with
 // several links), when a node is 255 links or more from the root, or when
-// fewer than 16 rows fit the bound. Scratch space: 12 bytes per node for
+// fewer than 16 rows fit the bound; and for flows from one root in a row
+// (as the static engine routes them) once their DAGs have scanned as
+// many links as the graph has nodes and links, since the full search
+// then costs less per flow. Scratch space: 12 bytes per node for
 // the DAG's marks and counts, and as much for the full search if used.
 type ECMP struct {
 	g        *graph.Graph
@@ -74,6 +77,8 @@ type ECMP struct {
 	// the lookup in a row: distances from the flow's root; mark[v] ==
 	// stamp for the nodes of the flow's DAG, dagCount[v] their counts
 	row      []uint8
+	runRoot  int32 // the root of the last flow, runWork the links its DAGs scanned since it changed
+	runWork  int64
 	stamp    uint32
 	mark     []uint32
 	dagCount []float64
@@ -111,7 +116,7 @@ func NewECMP(g *graph.Graph, maxPaths int) (*ECMP, error) {
 	if maxPaths < 0 || maxPaths > MaxAllPaths {
 		return nil, fmt.Errorf("ecmp max paths: %d is not allowed: must be in [0, %d] (0: all shortest paths)", maxPaths, MaxAllPaths)
 	}
-	return &ECMP{g: g, maxPaths: maxPaths, src: -1, rows: &ecmpRows{rows: map[int32]*ecmpRow{}, limit: ECMPRowBytes}}, nil
+	return &ECMP{g: g, maxPaths: maxPaths, src: -1, runRoot: -1, rows: &ecmpRows{rows: map[int32]*ecmpRow{}, limit: ECMPRowBytes}}, nil
 }
 
 // Name returns "ecmp" (all shortest paths), "bfs" (one) or "ecmp-P".
@@ -130,7 +135,9 @@ func (r *ECMP) Graph() *graph.Graph { return r.g }
 
 // Clone returns a router with the same bound and its own search state.
 // The clone shares r's distance rows.
-func (r *ECMP) Clone() Router { return &ECMP{g: r.g, maxPaths: r.maxPaths, src: -1, rows: r.rows} }
+func (r *ECMP) Clone() Router {
+	return &ECMP{g: r.g, maxPaths: r.maxPaths, src: -1, runRoot: -1, rows: r.rows}
+}
 
 // NumPaths returns the number of shortest paths from src to dst (0 when
 // dst is unreachable), as a float64 (exact below 2^53).
@@ -231,12 +238,22 @@ func (r *ECMP) lookup(src, dst int32) (root, first int32, total float64, length 
 		r.row = nil
 		return root, first, 1, 0
 	}
-	if r.row = r.rowOf(root); r.row != nil {
-		if total, length, ok := r.countDAG(root, dst); ok {
-			return root, first, total, length
-		}
-		r.row = nil
+	if root != r.runRoot {
+		r.runRoot, r.runWork = root, 0
 	}
+	// The full search is used where it is current: for flows from one
+	// root in a row, once their DAGs have cost as much as a search.
+	if r.src != root {
+		if r.row = r.rowOf(root); r.row != nil {
+			if total, length, ok := r.countDAG(root, dst); ok {
+				if r.runWork > int64(r.g.NumNodes())+int64(r.g.NumLinks()) {
+					r.search(root)
+				}
+				return root, first, total, length
+			}
+		}
+	}
+	r.row = nil
 	r.search(root)
 	return root, first, r.count[dst], int(max(r.dist[dst], 0))
 }
@@ -365,6 +382,9 @@ func (r *ECMP) countDAG(root, dst int32) (total float64, length int, ok bool) {
 		}
 	}
 	r.dag = dag
+	for _, v := range dag {
+		r.runWork += int64(len(g.In(v)))
+	}
 	// Forward, nearest root first: a node's in-neighbours one step closer
 	// are counted before it.
 	const exact = 1 << 53
