@@ -33,7 +33,7 @@ const MaxAllPaths = 1 << 16
 // when several are taken of more, floor(j·T/P) + o instead, o a hash of
 // the flow's ends below floor(T/P), so that flows spread over all paths.
 //
-// Lookup: a router keeps, per source root it has met (see search), one
+// Lookup: a router keeps, per source root it has met (see rootOf), one
 // row of breadth-first distances from the root to every forwarding node
 // (graph.FirstForwarder() and up: the switches of a switch-centric graph,
 // every node of a server-centric one), one byte a node. A flow's paths
@@ -42,10 +42,10 @@ const MaxAllPaths = 1 << 16
 // the distance from the root that is one more each step): they are found
 // backward from dst over the in-links whose tail relays and is one step
 // closer to the root, and counted forward over the same links. Every
-// shortest path from the root to such a u ends in the DAG, so count[u] is
+// shortest path from the root to such a u lies in the DAG, so count[u] is
 // the number the full search gives, and the ranks and paths are the same.
 // The DAG's counts are added in another order than the full search's: the
-// sums are integers, exact below 2^53, so when a count reaches 2^53 the
+// sums are integers, exact below 2^53, so when a count exceeds 2^53 the
 // flow is routed with the full search instead, whose roundings are then
 // reproduced bit for bit.
 //
@@ -61,7 +61,7 @@ const MaxAllPaths = 1 << 16
 // (as the static engine routes them) once their DAGs have scanned as
 // many links as the graph has nodes and links, since the full search
 // then costs less per flow. Scratch space: 12 bytes per node for
-// the DAG's marks and counts, and as much for the full search if used.
+// the DAG's marks and counts, and 16 for the full search if used.
 type ECMP struct {
 	g        *graph.Graph
 	maxPaths int
