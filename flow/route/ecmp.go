@@ -3,6 +3,7 @@ package route
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/opasim/opasim/flow/graph"
 )
@@ -32,18 +33,81 @@ const MaxAllPaths = 1 << 16
 // when several are taken of more, floor(j·T/P) + o instead, o a hash of
 // the flow's ends below floor(T/P), so that flows spread over all paths.
 //
-// Cost: the search, O(nodes + links), runs once per distinct source and is
-// kept for the next flow from the same source (engines route flows source
-// by source); each path costs O(length · in-degree). Scratch space: 16
-// bytes per node.
+// Lookup: a router keeps, per source root it has met (see rootOf), one
+// row of breadth-first distances from the root to every forwarding node
+// (graph.FirstForwarder() and up: the switches of a switch-centric graph,
+// every node of a server-centric one), one byte a node. A flow's paths
+// need count[u] only for the nodes u of the shortest-path DAG between its
+// root and dst (the nodes from which dst is reached, one link a step, at
+// the distance from the root that is one more each step): they are found
+// backward from dst over the in-links whose tail relays and is one step
+// closer to the root, and counted forward over the same links. Every
+// shortest path from the root to such a u lies in the DAG, so count[u] is
+// the number the full search gives, and the ranks and paths are the same.
+// The DAG's counts are added in another order than the full search's: the
+// sums are integers, exact below 2^53, so when a count exceeds 2^53 the
+// flow is routed with the full search instead, whose roundings are then
+// reproduced bit for bit.
+//
+// Cost: a row, O(nodes + links) to build, is made once per root and kept
+// in a least-recently-used table of at most ECMPRowBytes bytes shared by
+// the router and its clones (a 4,096-switch jellyfish's 4,096 rows take
+// 16 MiB); a flow then costs O(DAG links) to count and
+// O(length · in-degree) a path. The full search from the root (O(nodes +
+// links), the last root kept) is used instead where the row would not do:
+// when the root does not forward (a server of a switch-centric graph with
+// several links), when a node is 255 links or more from the root, or when
+// fewer than 16 rows fit the bound; and for flows from one root in a row
+// (as the static engine routes them) once their DAGs have scanned as
+// many links as the graph has nodes and links, since the full search
+// then costs less per flow. Scratch space: 12 bytes per node for
+// the DAG's marks and counts, and 16 for the full search if used.
 type ECMP struct {
 	g        *graph.Graph
 	maxPaths int
-	src      int32     // the root of the search in dist and count; -1 before the first
-	dist     []int32   // links from src
-	count    []float64 // shortest paths from src
-	queue    []int32
-	buf      []int32
+	rows     *ecmpRows // distance rows per root, shared with clones
+
+	// the full search
+	src   int32     // the root of the search in dist and count; -1 before the first
+	dist  []int32   // links from src
+	count []float64 // shortest paths from src
+	queue []int32
+	buf   []int32
+
+	// the lookup in a row: distances from the flow's root; mark[v] ==
+	// stamp for the nodes of the flow's DAG, dagCount[v] their counts
+	row      []uint8
+	runRoot  int32 // the root of the last flow, runWork the links its DAGs scanned since it changed
+	runWork  int64
+	stamp    uint32
+	mark     []uint32
+	dagCount []float64
+	dag      []int32
+}
+
+// ECMPRowBytes bounds the memory of the distance rows a router and its
+// clones keep (see ECMP): 64 MiB.
+const ECMPRowBytes = 64 << 20
+
+// minRows is the fewest rows that must fit ECMPRowBytes for rows to be
+// used.
+const minRows = 16
+
+// unreached marks a node no row distance reaches.
+const unreached = math.MaxUint8
+
+// ecmpRows is the least-recently-used table of distance rows by root,
+// safe for concurrent use.
+type ecmpRows struct {
+	mu           sync.Mutex
+	rows         map[int32]*ecmpRow
+	bytes, limit int64 // counted and bound (ECMPRowBytes)
+	tick         uint64
+}
+
+type ecmpRow struct {
+	dist []uint8 // dist[v-FirstForwarder()]; nil if a node is too far
+	used uint64
 }
 
 // NewECMP returns ECMP routing over g using up to maxPaths paths per flow,
@@ -52,7 +116,7 @@ func NewECMP(g *graph.Graph, maxPaths int) (*ECMP, error) {
 	if maxPaths < 0 || maxPaths > MaxAllPaths {
 		return nil, fmt.Errorf("ecmp max paths: %d is not allowed: must be in [0, %d] (0: all shortest paths)", maxPaths, MaxAllPaths)
 	}
-	return &ECMP{g: g, maxPaths: maxPaths, src: -1}, nil
+	return &ECMP{g: g, maxPaths: maxPaths, src: -1, runRoot: -1, rows: &ecmpRows{rows: map[int32]*ecmpRow{}, limit: ECMPRowBytes}}, nil
 }
 
 // Name returns "ecmp" (all shortest paths), "bfs" (one) or "ecmp-P".
@@ -70,7 +134,10 @@ func (r *ECMP) Name() string {
 func (r *ECMP) Graph() *graph.Graph { return r.g }
 
 // Clone returns a router with the same bound and its own search state.
-func (r *ECMP) Clone() Router { return &ECMP{g: r.g, maxPaths: r.maxPaths, src: -1} }
+// The clone shares r's distance rows.
+func (r *ECMP) Clone() Router {
+	return &ECMP{g: r.g, maxPaths: r.maxPaths, src: -1, runRoot: -1, rows: r.rows}
+}
 
 // NumPaths returns the number of shortest paths from src to dst (0 when
 // dst is unreachable), as a float64 (exact below 2^53).
@@ -78,11 +145,8 @@ func (r *ECMP) NumPaths(src, dst int32) (float64, error) {
 	if err := CheckPair(r.g, src, dst); err != nil {
 		return 0, err
 	}
-	root, _ := r.search(src)
-	if dst == root {
-		return 1, nil
-	}
-	return r.count[dst], nil
+	_, _, total, _ := r.lookup(src, dst)
+	return total, nil
 }
 
 // Route calls fn once per path, each with share 1/P.
@@ -90,11 +154,7 @@ func (r *ECMP) Route(src, dst int32, fn PathFunc) error {
 	if err := CheckPair(r.g, src, dst); err != nil {
 		return err
 	}
-	root, first := r.search(src)
-	total := r.count[dst]
-	if dst == root {
-		total = 1
-	}
+	root, first, total, d := r.lookup(src, dst)
 	if total == 0 {
 		return fmt.Errorf("ecmp from %d to %d: %w", src, dst, ErrNoPath)
 	}
@@ -107,7 +167,7 @@ func (r *ECMP) Route(src, dst int32, fn PathFunc) error {
 	default:
 		p = r.maxPaths
 	}
-	n := int(r.dist[dst])
+	n := d
 	if first >= 0 {
 		n++ // the source's one link, then root's paths
 	}
@@ -133,7 +193,7 @@ func (r *ECMP) Route(src, dst int32, fn PathFunc) error {
 		if p == 1 || off == 0 {
 			rank = math.Floor((float64(j) + 0.5) * total / float64(p))
 		}
-		r.unrank(root, dst, math.Min(rank, total-1), path[n-int(r.dist[dst]):])
+		r.unrank(root, dst, math.Min(rank, total-1), path[n-d:])
 		fn(path, share)
 	}
 	return nil
@@ -148,28 +208,218 @@ func mix64(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// search runs the breadth-first search from src's root unless it is the
-// last one, and returns the root and, if the root is not src, src's link
-// to it (else -1). A server whose only link out and only link in join it
-// to one forwarding node has that node as its root: every path from it
-// is that link then a path from the node, and a shortest path from the
-// node never returns through the server (its one link leads back), so
-// the servers of a switch share one search, with the same paths in the
-// same order as searches of their own would give.
-func (r *ECMP) search(src int32) (root, first int32) {
-	root, first = src, -1
+// rootOf returns src's root and, if the root is not src, src's link to it
+// (else -1). A server whose only link out and only link in join it to one
+// forwarding node has that node as its root: every path from it is that
+// link then a path from the node, and a shortest path from the node never
+// returns through the server (its one link leads back), so the servers of
+// a switch share one search, with the same paths in the same order as
+// searches of their own would give.
+func (r *ECMP) rootOf(src int32) (root, first int32) {
 	g := r.g
 	if lo, hi := g.Out(src); hi-lo == 1 {
 		if in := g.In(src); len(in) == 1 {
 			if v := g.Head(lo); g.Tail(in[0]) == v && g.Forwards(v) {
-				root, first = v, lo
+				return v, lo
 			}
 		}
 	}
-	if r.src == root {
-		return root, first
+	return src, -1
+}
+
+// lookup returns src's root and link to it (rootOf), the number of
+// shortest paths from the root to dst (1 if dst is the root, 0 if it is
+// unreachable) and their length, with what unrank needs to rebuild them:
+// the DAG's counts in r.row, r.mark and r.dagCount (r.row non-nil), or
+// else the full search's in r.dist and r.count (r.row nil).
+func (r *ECMP) lookup(src, dst int32) (root, first int32, total float64, length int) {
+	root, first = r.rootOf(src)
+	if dst == root {
+		r.row = nil
+		return root, first, 1, 0
 	}
-	src = root
+	if root != r.runRoot {
+		r.runRoot, r.runWork = root, 0
+	}
+	// The full search is used where it is current: for flows from one
+	// root in a row, once their DAGs have cost as much as a search.
+	if r.src != root {
+		if r.row = r.rowOf(root); r.row != nil {
+			if total, length, ok := r.countDAG(root, dst); ok {
+				if r.runWork > int64(r.g.NumNodes())+int64(r.g.NumLinks()) {
+					r.search(root)
+				}
+				return root, first, total, length
+			}
+		}
+	}
+	r.row = nil
+	r.search(root)
+	return root, first, r.count[dst], int(max(r.dist[dst], 0))
+}
+
+// rowOf returns the distances from root to the forwarding nodes, from the
+// table or built and added to it, or nil if rows are not used for root.
+func (r *ECMP) rowOf(root int32) []uint8 {
+	g := r.g
+	relay := g.FirstForwarder()
+	n := int64(g.NumNodes()) - int64(relay)
+	t := r.rows
+	if root < relay || n*minRows > t.limit {
+		return nil
+	}
+	t.mu.Lock()
+	e := t.rows[root]
+	if e != nil {
+		t.tick++
+		e.used = t.tick
+	}
+	t.mu.Unlock()
+	if e != nil {
+		return e.dist
+	}
+	dist := make([]uint8, n)
+	for i := range dist {
+		dist[i] = unreached
+	}
+	dist[root-relay] = 0
+	queue := append(r.queue[:0], root)
+	for i := 0; i < len(queue) && dist != nil; i++ {
+		u := queue[i]
+		du := dist[u-relay] + 1
+		lo, hi := g.Out(u)
+		for l := lo; l < hi; l++ {
+			if v := g.Head(l); v >= relay && dist[v-relay] == unreached {
+				if du == unreached {
+					dist = nil // too far for a byte
+					break
+				}
+				dist[v-relay] = du
+				queue = append(queue, v)
+			}
+		}
+	}
+	r.queue = queue
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old := t.rows[root]; old != nil { // built meanwhile by a clone
+		return old.dist
+	}
+	t.tick++
+	t.rows[root] = &ecmpRow{dist: dist, used: t.tick}
+	t.bytes += rowBytes(dist)
+	for t.bytes > t.limit {
+		var lru int32 = -1
+		for k, v := range t.rows {
+			if lru < 0 || v.used < t.rows[lru].used {
+				lru = k
+			}
+		}
+		t.bytes -= rowBytes(t.rows[lru].dist)
+		delete(t.rows, lru)
+	}
+	return dist
+}
+
+// rowBytes is what a row counts against ECMPRowBytes: its distances and
+// its entry.
+func rowBytes(dist []uint8) int64 { return int64(len(dist)) + 64 }
+
+// countDAG finds the DAG of the shortest paths from root to dst in r.row
+// and counts, for each of its nodes, the shortest paths from root to it.
+// It returns dst's count and distance from root, and false if dst is
+// unreachable in the row or a count is above 2^53 (the full search is
+// then used).
+func (r *ECMP) countDAG(root, dst int32) (total float64, length int, ok bool) {
+	g := r.g
+	relay := g.FirstForwarder()
+	row := r.row
+	// dst's distance: its row entry if it forwards, else one more than its
+	// nearest forwarding in-neighbour's (the root forwards).
+	dd := uint8(unreached)
+	if dst >= relay {
+		dd = row[dst-relay]
+	} else {
+		for _, l := range g.In(dst) {
+			if u := g.Tail(l); u >= relay {
+				dd = min(dd, row[u-relay])
+			}
+		}
+		if dd != unreached {
+			dd++
+		}
+	}
+	if dd == unreached || dd == 0 {
+		return 0, 0, false
+	}
+	if r.mark == nil {
+		r.mark = make([]uint32, g.NumNodes())
+		r.dagCount = make([]float64, g.NumNodes())
+	}
+	if r.stamp++; r.stamp == 0 {
+		clear(r.mark)
+		r.stamp = 1
+	}
+	stamp, mark := r.stamp, r.mark
+	// Backward from dst, a level at a time: the list is in non-increasing
+	// distance from root.
+	mark[dst] = stamp
+	dag := append(r.dag[:0], dst)
+	for i := 0; i < len(dag); i++ {
+		v := dag[i]
+		want := dd - 1
+		if i > 0 {
+			want = row[v-relay] - 1
+		}
+		if want == unreached { // v is root
+			continue
+		}
+		for _, l := range g.In(v) {
+			if u := g.Tail(l); u >= relay && row[u-relay] == want && mark[u] != stamp {
+				mark[u] = stamp
+				dag = append(dag, u)
+			}
+		}
+	}
+	r.dag = dag
+	for _, v := range dag {
+		r.runWork += int64(len(g.In(v)))
+	}
+	// Forward, nearest root first: a node's in-neighbours one step closer
+	// are counted before it.
+	const exact = 1 << 53
+	for i := len(dag) - 1; i >= 0; i-- {
+		v := dag[i]
+		if v == root {
+			r.dagCount[v] = 1
+			continue
+		}
+		want := dd - 1
+		if i > 0 {
+			want = row[v-relay] - 1
+		}
+		c := 0.0
+		for _, l := range g.In(v) {
+			if u := g.Tail(l); u >= relay && row[u-relay] == want {
+				c += r.dagCount[u]
+			}
+		}
+		if c > exact {
+			return 0, 0, false
+		}
+		r.dagCount[v] = c
+	}
+	return r.dagCount[dst], int(dd), true
+}
+
+// search runs the full breadth-first search from root unless it is the
+// last one: dist and count for every node.
+func (r *ECMP) search(root int32) {
+	if r.src == root {
+		return
+	}
+	g := r.g
+	src := root
 	if r.dist == nil {
 		r.dist = make([]int32, g.NumNodes())
 		r.count = make([]float64, g.NumNodes())
@@ -193,28 +443,48 @@ func (r *ECMP) search(src int32) (root, first int32) {
 		}
 	}
 	r.src = src
-	return root, first
 }
 
-// unrank fills path with shortest path number rank from src to dst.
+// unrank fills path with shortest path number rank from src to dst, from
+// the DAG's counts (r.row non-nil) or the full search's.
 func (r *ECMP) unrank(src, dst int32, rank float64, path []int32) {
 	g := r.g
 	relay := g.FirstForwarder()
+	row := r.row
 	v := dst
 	for i := len(path) - 1; i >= 0; i-- {
-		want := r.dist[v] - 1
+		var want int32
+		switch {
+		case row == nil:
+			want = r.dist[v] - 1
+		case v == dst:
+			want = int32(len(path)) - 1
+		default:
+			want = int32(row[v-relay]) - 1
+		}
 		chosen := int32(-1)
 		for _, l := range g.In(v) {
 			u := g.Tail(l)
-			if r.dist[u] != want || u != src && u < relay {
+			if u != src && u < relay {
 				continue
 			}
-			chosen = l
-			if c := r.count[u]; rank < c {
-				break
+			var c float64
+			if row == nil {
+				if r.dist[u] != want {
+					continue
+				}
+				c = r.count[u]
 			} else {
-				rank -= c
+				if int32(row[u-relay]) != want {
+					continue
+				}
+				c = r.dagCount[u]
 			}
+			chosen = l
+			if rank < c {
+				break
+			}
+			rank -= c
 		}
 		// chosen is the last eligible link if rounding left rank too big.
 		path[i] = chosen
