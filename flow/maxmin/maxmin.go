@@ -865,7 +865,7 @@ func (p *pathStore) pool(n int32) *pool {
 	return q
 }
 
-// put stores path (of links below 2^31/2, at most MaxPathLinks) and
+// put stores path (of non-negative links, at most MaxPathLinks) and
 // returns its slot and length in units.
 func (p *pathStore) put(path []int32) (int32, uint16) {
 	e := p.enc[:0]
@@ -906,13 +906,7 @@ func (p *pathStore) units(n uint16, slot int32) []uint16 {
 // it.
 func (p *pathStore) get(n uint16, slot int32, buf []int32) []int32 {
 	buf = buf[:0]
-	u := p.units(n, slot)
-	for k := 0; k < len(u); k++ {
-		l := int32(u[k])
-		if l >= wideLink {
-			k++
-			l = (l-wideLink)<<16 | int32(u[k])
-		}
+	for l := range decode(p.units(n, slot)) {
 		buf = append(buf, l)
 	}
 	return buf
