@@ -1,11 +1,12 @@
 package main
 
 // The Kubernetes manifests and the container image of deploy/, checked
-// without a cluster: each manifest is decoded strictly (a key this test
-// does not know is an error, so a misspelt field fails), the fields that
-// make the sharding work are checked, and the shards' and the merge's
-// command lines are parsed by opasim's own flags for every completion
-// index.
+// without a cluster: each manifest is decoded strictly into the Kubernetes
+// API's own types (k8s.io/api), so a misspelt field or a value of the
+// wrong type fails; the API server's rules for names, labels and Jobs that
+// bear on them are applied; the fields that make the sharding work are
+// checked, and the shards' and the merge's command lines are parsed by
+// opasim's own flags for every completion index.
 
 import (
 	"bytes"
@@ -21,140 +22,137 @@ import (
 
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
+	k8syaml "sigs.k8s.io/yaml"
 
 	"github.com/opasim/opasim/sweep"
 )
 
-type k8sMeta struct {
-	Name   string            `yaml:"name"`
-	Labels map[string]string `yaml:"labels"`
-}
-
-type k8sJob struct {
-	APIVersion string  `yaml:"apiVersion"`
-	Kind       string  `yaml:"kind"`
-	Metadata   k8sMeta `yaml:"metadata"`
-	Spec       struct {
-		CompletionMode       string `yaml:"completionMode"`
-		Completions          *int   `yaml:"completions"`
-		Parallelism          *int   `yaml:"parallelism"`
-		BackoffLimit         *int   `yaml:"backoffLimit"`
-		BackoffLimitPerIndex *int   `yaml:"backoffLimitPerIndex"`
-		PodFailurePolicy     *struct {
-			Rules []struct {
-				Action      string `yaml:"action"`
-				OnExitCodes *struct {
-					ContainerName string `yaml:"containerName"`
-					Operator      string `yaml:"operator"`
-					Values        []int  `yaml:"values"`
-				} `yaml:"onExitCodes"`
-				OnPodConditions []struct {
-					Type string `yaml:"type"`
-				} `yaml:"onPodConditions"`
-			} `yaml:"rules"`
-		} `yaml:"podFailurePolicy"`
-		Template struct {
-			Metadata k8sMeta    `yaml:"metadata"`
-			Spec     k8sPodSpec `yaml:"spec"`
-		} `yaml:"template"`
-	} `yaml:"spec"`
-}
-
-type k8sPodSpec struct {
-	RestartPolicy   string `yaml:"restartPolicy"`
-	SecurityContext struct {
-		RunAsNonRoot   *bool  `yaml:"runAsNonRoot"`
-		RunAsUser      *int64 `yaml:"runAsUser"`
-		RunAsGroup     *int64 `yaml:"runAsGroup"`
-		FSGroup        *int64 `yaml:"fsGroup"`
-		SeccompProfile struct {
-			Type string `yaml:"type"`
-		} `yaml:"seccompProfile"`
-	} `yaml:"securityContext"`
-	Containers []k8sContainer `yaml:"containers"`
-	Volumes    []struct {
-		Name                  string `yaml:"name"`
-		PersistentVolumeClaim *struct {
-			ClaimName string `yaml:"claimName"`
-		} `yaml:"persistentVolumeClaim"`
-	} `yaml:"volumes"`
-}
-
-type k8sContainer struct {
-	Name            string   `yaml:"name"`
-	Image           string   `yaml:"image"`
-	ImagePullPolicy string   `yaml:"imagePullPolicy"`
-	Command         []string `yaml:"command"`
-	Args            []string `yaml:"args"`
-	Env             []struct {
-		Name      string `yaml:"name"`
-		Value     string `yaml:"value"`
-		ValueFrom *struct {
-			FieldRef *struct {
-				FieldPath string `yaml:"fieldPath"`
-			} `yaml:"fieldRef"`
-		} `yaml:"valueFrom"`
-	} `yaml:"env"`
-	Resources struct {
-		Requests map[string]string `yaml:"requests"`
-		Limits   map[string]string `yaml:"limits"`
-	} `yaml:"resources"`
-	SecurityContext struct {
-		AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
-		ReadOnlyRootFilesystem   *bool `yaml:"readOnlyRootFilesystem"`
-		Capabilities             struct {
-			Drop []string `yaml:"drop"`
-		} `yaml:"capabilities"`
-	} `yaml:"securityContext"`
-	VolumeMounts []struct {
-		Name      string `yaml:"name"`
-		MountPath string `yaml:"mountPath"`
-	} `yaml:"volumeMounts"`
-}
-
-type k8sPVC struct {
-	APIVersion string  `yaml:"apiVersion"`
-	Kind       string  `yaml:"kind"`
-	Metadata   k8sMeta `yaml:"metadata"`
-	Spec       struct {
-		AccessModes []string `yaml:"accessModes"`
-		Resources   struct {
-			Requests map[string]string `yaml:"requests"`
-		} `yaml:"resources"`
-		StorageClassName string `yaml:"storageClassName"`
-	} `yaml:"spec"`
-}
-
-// decodeStrict reads the one YAML document of deploy/name into v; a key v
-// has no field for is an error.
-func decodeStrict(t *testing.T, name string, v any) {
+// decodeStrict reads the one YAML document of deploy/name into v, one of
+// the Kubernetes API's own types (k8s.io/api), as the API server decodes
+// it: a field the type does not have, a field given twice or a value of
+// the wrong type is an error; apiVersion and kind must be want's.
+func decodeStrict(t *testing.T, name string, v runtime.Object, want schema.GroupVersionKind) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "deploy", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil {
+	var first, extra any
+	if err := dec.Decode(&first); err != nil {
 		t.Fatalf("deploy/%s: %v", name, err)
 	}
-	var extra any
 	if err := dec.Decode(&extra); err == nil {
 		t.Fatalf("deploy/%s: more than one document", name)
 	}
+	if err := k8syaml.UnmarshalStrict(data, v); err != nil {
+		t.Fatalf("deploy/%s: %v", name, err)
+	}
+	if got := v.GetObjectKind().GroupVersionKind(); got != want {
+		t.Fatalf("deploy/%s: %s, want %s", name, got, want)
+	}
 }
 
-// quantity reads a Kubernetes quantity of the forms the manifests use:
-// an integer, millicores ("500m"), or binary suffixes ("1Gi", "512Mi").
-func quantity(t *testing.T, s string) float64 {
+// validateMeta applies the API server's rules for names and labels
+// (k8s.io/apimachinery's validation): a DNS-1123 subdomain as name,
+// qualified names as label keys, valid label values.
+func validateMeta(t *testing.T, name string, m metav1.ObjectMeta, named bool) {
 	t.Helper()
-	mult := map[string]float64{"m": 1e-3, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "": 1}
-	m := regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)(m|Ki|Mi|Gi|)$`).FindStringSubmatch(s)
-	if m == nil {
-		t.Fatalf("quantity %q: not of a form this test reads", s)
+	if named {
+		for _, e := range validation.IsDNS1123Subdomain(m.Name) {
+			t.Errorf("%s: metadata.name %q: %s", name, m.Name, e)
+		}
 	}
-	v, _ := strconv.ParseFloat(m[1], 64)
-	return v * mult[m[2]]
+	for k, v := range m.Labels {
+		for _, e := range append(validation.IsQualifiedName(k), validation.IsValidLabelValue(v)...) {
+			t.Errorf("%s: label %s=%s: %s", name, k, v, e)
+		}
+	}
+}
+
+// validateJob applies the API server's rules for a batch/v1 Job that
+// bear on these manifests (Kubernetes' Job validation, 1.28 to today): the
+// restart policy is Never or OnFailure, and Never with a pod failure
+// policy; an Indexed Job sets completions; backoffLimitPerIndex needs an
+// Indexed Job and at most 100,000 completions and parallelism; a pod
+// failure policy's exit codes name one of the pod's containers, with the
+// operator In or NotIn, values in [0, 255] strictly increasing, and no 0
+// under In.
+func validateJob(t *testing.T, name string, job *batchv1.Job) {
+	t.Helper()
+	validateMeta(t, name, job.ObjectMeta, true)
+	validateMeta(t, name+" template", job.Spec.Template.ObjectMeta, false)
+	s := job.Spec
+	pod := s.Template.Spec
+	if rp := pod.RestartPolicy; rp != corev1.RestartPolicyNever && rp != corev1.RestartPolicyOnFailure {
+		t.Errorf("%s: restartPolicy %q: a Job's must be Never or OnFailure", name, rp)
+	}
+	indexed := s.CompletionMode != nil && *s.CompletionMode == batchv1.IndexedCompletion
+	if s.CompletionMode != nil && !indexed && *s.CompletionMode != batchv1.NonIndexedCompletion {
+		t.Errorf("%s: completionMode %q is neither Indexed nor NonIndexed", name, *s.CompletionMode)
+	}
+	if indexed && s.Completions == nil {
+		t.Errorf("%s: an Indexed Job without completions", name)
+	}
+	if s.BackoffLimitPerIndex != nil {
+		if !indexed {
+			t.Errorf("%s: backoffLimitPerIndex on a Job that is not Indexed", name)
+		}
+		for _, p := range []*int32{s.Completions, s.Parallelism} {
+			if p != nil && *p > 100000 {
+				t.Errorf("%s: %d completions or parallelism with backoffLimitPerIndex (at most 100,000)", name, *p)
+			}
+		}
+	}
+	if p := s.PodFailurePolicy; p != nil {
+		if pod.RestartPolicy != corev1.RestartPolicyNever {
+			t.Errorf("%s: a podFailurePolicy needs restartPolicy Never, not %q", name, pod.RestartPolicy)
+		}
+		for i, r := range p.Rules {
+			if (r.OnExitCodes == nil) == (len(r.OnPodConditions) == 0) {
+				t.Errorf("%s: podFailurePolicy rule %d: exactly one of onExitCodes and onPodConditions", name, i)
+			}
+			if r.Action == batchv1.PodFailurePolicyActionFailIndex && s.BackoffLimitPerIndex == nil {
+				t.Errorf("%s: podFailurePolicy rule %d: FailIndex without backoffLimitPerIndex", name, i)
+			}
+			c := r.OnExitCodes
+			if c == nil {
+				continue
+			}
+			if c.ContainerName != nil && !slices.ContainsFunc(pod.Containers, func(k corev1.Container) bool { return k.Name == *c.ContainerName }) {
+				t.Errorf("%s: podFailurePolicy rule %d names container %q, which the pod does not have", name, i, *c.ContainerName)
+			}
+			if c.Operator != batchv1.PodFailurePolicyOnExitCodesOpIn && c.Operator != batchv1.PodFailurePolicyOnExitCodesOpNotIn {
+				t.Errorf("%s: podFailurePolicy rule %d: operator %q, want In or NotIn", name, i, c.Operator)
+			}
+			for k, v := range c.Values {
+				if v < 0 || v > 255 || (k > 0 && v <= c.Values[k-1]) || (v == 0 && c.Operator == batchv1.PodFailurePolicyOnExitCodesOpIn) {
+					t.Errorf("%s: podFailurePolicy rule %d: exit codes %v: each in [0, 255], increasing, no 0 under In", name, i, c.Values)
+				}
+			}
+		}
+	}
+	for _, c := range pod.Containers {
+		for _, e := range validation.IsDNS1123Label(c.Name) {
+			t.Errorf("%s: container name %q: %s", name, c.Name, e)
+		}
+		for _, env := range c.Env {
+			for _, e := range validation.IsEnvVarName(env.Name) {
+				t.Errorf("%s: env %q: %s", name, env.Name, e)
+			}
+		}
+	}
+	for _, v := range pod.Volumes {
+		for _, e := range validation.IsDNS1123Label(v.Name) {
+			t.Errorf("%s: volume name %q: %s", name, v.Name, e)
+		}
+	}
 }
 
 // goMemLimit reads GOMEMLIMIT's "900MiB" form.
@@ -258,21 +256,25 @@ func sweepRunner(args []string) (*sweep.Runner, error) {
 // directories on the same claim, which deploy/sweep-pvc.yaml declares
 // ReadWriteMany; the image's user and entrypoint are the manifests'.
 func TestSweepJobManifest(t *testing.T) {
-	var job, merge k8sJob
-	var pvc k8sPVC
-	decodeStrict(t, "sweep-job.yaml", &job)
-	decodeStrict(t, "merge-job.yaml", &merge)
-	decodeStrict(t, "sweep-pvc.yaml", &pvc)
+	var job, merge batchv1.Job
+	var pvc corev1.PersistentVolumeClaim
+	jobKind := batchv1.SchemeGroupVersion.WithKind("Job")
+	decodeStrict(t, "sweep-job.yaml", &job, jobKind)
+	decodeStrict(t, "merge-job.yaml", &merge, jobKind)
+	decodeStrict(t, "sweep-pvc.yaml", &pvc, corev1.SchemeGroupVersion.WithKind("PersistentVolumeClaim"))
+	validateJob(t, "sweep-job.yaml", &job)
+	validateJob(t, "merge-job.yaml", &merge)
+	validateMeta(t, "sweep-pvc.yaml", pvc.ObjectMeta, true)
 	docker := readDockerfile(t)
 
-	if job.APIVersion != "batch/v1" || job.Kind != "Job" || job.Spec.CompletionMode != "Indexed" {
-		t.Fatalf("sweep-job.yaml: %s %s, completionMode %q; want a batch/v1 Job, Indexed", job.APIVersion, job.Kind, job.Spec.CompletionMode)
+	if job.Spec.CompletionMode == nil || *job.Spec.CompletionMode != batchv1.IndexedCompletion {
+		t.Fatalf("sweep-job.yaml: completionMode %v; want Indexed", job.Spec.CompletionMode)
 	}
 	if job.Spec.Completions == nil || job.Spec.Parallelism == nil || *job.Spec.Completions < 1 || *job.Spec.Parallelism != *job.Spec.Completions {
 		t.Fatalf("sweep-job.yaml: completions %s, parallelism %s; want both N >= 1 (every shard at once)",
 			intOrUnset(job.Spec.Completions), intOrUnset(job.Spec.Parallelism))
 	}
-	n := *job.Spec.Completions
+	n := int(*job.Spec.Completions)
 	pod := job.Spec.Template.Spec
 	checkPod(t, "sweep-job.yaml", pod, docker)
 	if job.Spec.BackoffLimitPerIndex == nil || *job.Spec.BackoffLimitPerIndex < 1 {
@@ -282,8 +284,9 @@ func TestSweepJobManifest(t *testing.T) {
 	failJobOn2 := false
 	if p := job.Spec.PodFailurePolicy; p != nil {
 		for _, r := range p.Rules {
-			if r.Action == "FailJob" && r.OnExitCodes != nil && r.OnExitCodes.ContainerName == c.Name &&
-				r.OnExitCodes.Operator == "In" && slices.Contains(r.OnExitCodes.Values, 2) {
+			if r.Action == batchv1.PodFailurePolicyActionFailJob && r.OnExitCodes != nil &&
+				r.OnExitCodes.ContainerName != nil && *r.OnExitCodes.ContainerName == c.Name &&
+				r.OnExitCodes.Operator == batchv1.PodFailurePolicyOnExitCodesOpIn && slices.Contains(r.OnExitCodes.Values, 2) {
 				failJobOn2 = true
 			}
 		}
@@ -310,7 +313,7 @@ func TestSweepJobManifest(t *testing.T) {
 		t.Errorf("sweep-job.yaml: args %q lack %s (N = completions)", c.Args, wantShard)
 	}
 	mount := mountOf(t, "sweep-job.yaml", pod)
-	cpus := quantity(t, c.Resources.Requests["cpu"])
+	cpus := c.Resources.Requests.Cpu().AsApproximateFloat64()
 	var outs []string
 	for i := range n {
 		args := expand(t, c.Args[1:], i)
@@ -330,8 +333,8 @@ func TestSweepJobManifest(t *testing.T) {
 		outs = append(outs, r.Dir)
 	}
 
-	if merge.Kind != "Job" || merge.Spec.CompletionMode == "Indexed" {
-		t.Errorf("merge-job.yaml: %s, completionMode %q; want a plain Job", merge.Kind, merge.Spec.CompletionMode)
+	if merge.Spec.CompletionMode != nil && *merge.Spec.CompletionMode == batchv1.IndexedCompletion {
+		t.Error("merge-job.yaml: an Indexed Job; want a plain Job")
 	}
 	checkPod(t, "merge-job.yaml", merge.Spec.Template.Spec, docker)
 	m := merge.Spec.Template.Spec.Containers[0]
@@ -353,11 +356,11 @@ func TestSweepJobManifest(t *testing.T) {
 		t.Errorf("merge-job.yaml: --out %s on the volume mounted at %s; the shards' is mounted at %s", mergeOut, mm, mount)
 	}
 
-	claim := func(p k8sPodSpec) string { return p.Volumes[0].PersistentVolumeClaim.ClaimName }
-	if pvc.Kind != "PersistentVolumeClaim" || pvc.Metadata.Name != claim(pod) || claim(merge.Spec.Template.Spec) != claim(pod) {
-		t.Errorf("sweep-pvc.yaml declares %s %s; the shards mount %s, the merge %s", pvc.Kind, pvc.Metadata.Name, claim(pod), claim(merge.Spec.Template.Spec))
+	claim := func(p corev1.PodSpec) string { return p.Volumes[0].PersistentVolumeClaim.ClaimName }
+	if pvc.Name != claim(pod) || claim(merge.Spec.Template.Spec) != claim(pod) {
+		t.Errorf("sweep-pvc.yaml declares %s; the shards mount %s, the merge %s", pvc.Name, claim(pod), claim(merge.Spec.Template.Spec))
 	}
-	if !slices.Contains(pvc.Spec.AccessModes, "ReadWriteMany") {
+	if !slices.Contains(pvc.Spec.AccessModes, corev1.ReadWriteMany) {
 		t.Errorf("sweep-pvc.yaml: access modes %v: pods on several nodes write it at once, want ReadWriteMany", pvc.Spec.AccessModes)
 	}
 }
@@ -367,7 +370,7 @@ func TestSweepJobManifest(t *testing.T) {
 // podFailurePolicy), CPU and memory requested and limited, GOMEMLIMIT
 // below the memory limit, no privilege escalation, one volume from a
 // persistent volume claim.
-func checkPod(t *testing.T, name string, pod k8sPodSpec, docker dockerfile) {
+func checkPod(t *testing.T, name string, pod corev1.PodSpec, docker dockerfile) {
 	t.Helper()
 	if len(pod.Containers) != 1 {
 		t.Fatalf("%s: %d containers, want 1", name, len(pod.Containers))
@@ -387,18 +390,19 @@ func checkPod(t *testing.T, name string, pod k8sPodSpec, docker dockerfile) {
 	if c.SecurityContext.AllowPrivilegeEscalation == nil || *c.SecurityContext.AllowPrivilegeEscalation {
 		t.Errorf("%s: allowPrivilegeEscalation is not false", name)
 	}
-	for _, r := range []string{"cpu", "memory"} {
-		req, lim := c.Resources.Requests[r], c.Resources.Limits[r]
-		if req == "" || lim == "" {
-			t.Errorf("%s: resources of %s: request %q, limit %q; want both", name, r, req, lim)
-		} else if quantity(t, lim) < quantity(t, req) {
-			t.Errorf("%s: %s limit %s below its request %s", name, r, lim, req)
+	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, okReq := c.Resources.Requests[r]
+		lim, okLim := c.Resources.Limits[r]
+		if !okReq || !okLim {
+			t.Errorf("%s: resources of %s: request %s, limit %s; want both", name, r, req.String(), lim.String())
+		} else if lim.Cmp(req) < 0 {
+			t.Errorf("%s: %s limit %s below its request %s", name, r, lim.String(), req.String())
 		}
 	}
 	for _, e := range c.Env {
 		if e.Name == "GOMEMLIMIT" {
-			if lim := c.Resources.Limits["memory"]; lim != "" && goMemLimit(t, e.Value) >= quantity(t, lim) {
-				t.Errorf("%s: GOMEMLIMIT %s is not below the memory limit %s", name, e.Value, lim)
+			if lim, ok := c.Resources.Limits[corev1.ResourceMemory]; ok && goMemLimit(t, e.Value) >= lim.AsApproximateFloat64() {
+				t.Errorf("%s: GOMEMLIMIT %s is not below the memory limit %s", name, e.Value, lim.String())
 			}
 		}
 	}
@@ -408,7 +412,7 @@ func checkPod(t *testing.T, name string, pod k8sPodSpec, docker dockerfile) {
 }
 
 // mountOf is where the pod's container mounts its volume.
-func mountOf(t *testing.T, name string, pod k8sPodSpec) string {
+func mountOf(t *testing.T, name string, pod corev1.PodSpec) string {
 	t.Helper()
 	for _, m := range pod.Containers[0].VolumeMounts {
 		if m.Name == pod.Volumes[0].Name {
@@ -434,9 +438,9 @@ func expand(t *testing.T, args []string, i int) []string {
 	return out
 }
 
-func intOrUnset(p *int) string {
+func intOrUnset(p *int32) string {
 	if p == nil {
 		return "unset"
 	}
-	return strconv.Itoa(*p)
+	return strconv.Itoa(int(*p))
 }
