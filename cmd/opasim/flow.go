@@ -69,7 +69,42 @@ A config file (--config) holds the same fields as YAML (docs/flow.md); flags ove
 			return nil
 		},
 	})
+	profileFlowCmds(root)
 	return root
+}
+
+// profileFlowCmds gives every subcommand of `opasim flow` the flags
+// --cpuprofile and --memprofile (as `opasim run` has them): the CPU
+// profile covers the command's whole run, the heap profile is written
+// at its end, whether it succeeded, failed or was interrupted.
+func profileFlowCmds(root *cobra.Command) {
+	var cpu, mem string
+	root.PersistentFlags().StringVar(&cpu, "cpuprofile", "", "write a pprof CPU profile of the command's run here")
+	root.PersistentFlags().StringVar(&mem, "memprofile", "", "write a pprof heap profile here at the end of the run")
+	for _, c := range root.Commands() {
+		run := c.RunE
+		if run == nil {
+			continue
+		}
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			for _, o := range []struct{ flag, path string }{{"--cpuprofile", cpu}, {"--memprofile", mem}} {
+				if o.path != "" {
+					if err := checkWritable(o.flag, o.path); err != nil {
+						return err
+					}
+				}
+			}
+			stop, err := startProfiles(cpu, mem, "")
+			if err != nil {
+				return badInput(err)
+			}
+			err = run(cmd, args)
+			if perr := stop(); perr != nil && err == nil {
+				err = perr
+			}
+			return err
+		}
+	}
 }
 
 // flowFlags are the flags of `opasim flow static|dynamic`.

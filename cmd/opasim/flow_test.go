@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/route"
 )
@@ -82,6 +84,33 @@ func TestFlowDynamic(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "64 flows in 2 phases, 0 unfinished; makespan 11,") {
 		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}
+}
+
+// TestFlowProfiles: a flow command's --cpuprofile and --memprofile write
+// profiles pprof reads, with samples of the engine's code in the CPU one;
+// a path that cannot be created is refused before the run.
+func TestFlowProfiles(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	stdout, stderr, code := opasim(t, "flow", "static", "--cpuprofile", cpu, "--memprofile", mem)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	for _, path := range []string{cpu, mem} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := profile.Parse(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if path == cpu && !slices.ContainsFunc(p.Function, func(fn *profile.Function) bool { return strings.Contains(fn.Name, "opasim/flow/") }) {
+			t.Errorf("%s: %d samples, none in the flow engine", path, len(p.Sample))
+		}
+	}
+	expectRefused(t, "flow cpuprofile in a missing directory", []string{"flow", "dynamic", "--cpuprofile", filepath.Join(dir, "no", "cpu.prof")}, []string{"--cpuprofile", "cannot create"})
 }
 
 // TestFlowBadInput: bad flow input is refused with the field, the value
