@@ -61,7 +61,9 @@ const MaxAllPaths = 1 << 16
 // (as the static engine routes them) once their DAGs have scanned as
 // many links as the graph has nodes and links, since the full search
 // then costs less per flow. Scratch space: 12 bytes per node for
-// the DAG's marks and counts, and 16 for the full search if used.
+// the DAG's marks and counts, 4 per link of the largest DAG (its links'
+// tails), 16 for the full search if used, and the
+// last 8 DAGs counted (of at most 65,536 nodes each, 12 bytes a node).
 type ECMP struct {
 	g        *graph.Graph
 	maxPaths int
@@ -83,6 +85,29 @@ type ECMP struct {
 	mark     []uint32
 	dagCount []float64
 	dag      []int32
+	tails    []int32 // the DAG's links' tails, by head (see countDAG)
+	ends     []int32
+
+	// the last dagMemo DAGs counted, by root and target (see countDAG),
+	// replaced in turn
+	memo     [dagMemo]dagEntry
+	memoNext int
+}
+
+// dagMemo is how many recent DAGs a router keeps; dagMemoNodes bounds the
+// nodes of a DAG kept.
+const (
+	dagMemo      = 8
+	dagMemoNodes = 1 << 16
+)
+
+// dagEntry is a counted DAG: its nodes (in countDAG's order, farthest
+// from root first) and their counts, and the target's distance.
+type dagEntry struct {
+	root, target int32 // target -1: empty
+	dist         uint8
+	nodes        []int32
+	counts       []float64
 }
 
 // ECMPRowBytes bounds the memory of the distance rows a router and its
@@ -116,7 +141,15 @@ func NewECMP(g *graph.Graph, maxPaths int) (*ECMP, error) {
 	if maxPaths < 0 || maxPaths > MaxAllPaths {
 		return nil, fmt.Errorf("ecmp max paths: %d is not allowed: must be in [0, %d] (0: all shortest paths)", maxPaths, MaxAllPaths)
 	}
-	return &ECMP{g: g, maxPaths: maxPaths, src: -1, runRoot: -1, rows: &ecmpRows{rows: map[int32]*ecmpRow{}, limit: ECMPRowBytes}}, nil
+	return newECMP(g, maxPaths, &ecmpRows{rows: map[int32]*ecmpRow{}, limit: ECMPRowBytes}), nil
+}
+
+func newECMP(g *graph.Graph, maxPaths int, rows *ecmpRows) *ECMP {
+	r := &ECMP{g: g, maxPaths: maxPaths, src: -1, runRoot: -1, rows: rows}
+	for i := range r.memo {
+		r.memo[i].target = -1
+	}
+	return r
 }
 
 // Name returns "ecmp" (all shortest paths), "bfs" (one) or "ecmp-P".
@@ -136,7 +169,7 @@ func (r *ECMP) Graph() *graph.Graph { return r.g }
 // Clone returns a router with the same bound and its own search state.
 // The clone shares r's distance rows.
 func (r *ECMP) Clone() Router {
-	return &ECMP{g: r.g, maxPaths: r.maxPaths, src: -1, runRoot: -1, rows: r.rows}
+	return newECMP(r.g, r.maxPaths, r.rows)
 }
 
 // NumPaths returns the number of shortest paths from src to dst (0 when
@@ -330,17 +363,32 @@ func rowBytes(dist []uint8) int64 { return int64(len(dist)) + 64 }
 // It returns dst's count and distance from root, and false if dst is
 // unreachable in the row or a count is above 2^53 (the full search is
 // then used).
+//
+// A dst that does not forward and whose one link in comes from a
+// forwarding node v (a server on its switch) is reached over v: its DAG
+// is v's and that link, so the DAG counted is v's, the target, shared by
+// the servers of v. The last dagMemo DAGs counted are kept by root and
+// target: flows between the servers of two switches, as applications
+// send them, count theirs once.
 func (r *ECMP) countDAG(root, dst int32) (total float64, length int, ok bool) {
 	g := r.g
 	relay := g.FirstForwarder()
 	row := r.row
-	// dst's distance: its row entry if it forwards, else one more than its
-	// nearest forwarding in-neighbour's (the root forwards).
+	target, extra := dst, 0
+	if dst < relay {
+		if in := g.In(dst); len(in) == 1 {
+			if v := g.Tail(in[0]); v >= relay {
+				target, extra = v, 1
+			}
+		}
+	}
+	// target's distance: its row entry if it forwards, else one more than
+	// its nearest forwarding in-neighbour's (the root forwards).
 	dd := uint8(unreached)
-	if dst >= relay {
-		dd = row[dst-relay]
+	if target >= relay {
+		dd = row[target-relay]
 	} else {
-		for _, l := range g.In(dst) {
+		for _, l := range g.In(target) {
 			if u := g.Tail(l); u >= relay {
 				dd = min(dd, row[u-relay])
 			}
@@ -349,44 +397,58 @@ func (r *ECMP) countDAG(root, dst int32) (total float64, length int, ok bool) {
 			dd++
 		}
 	}
-	if dd == unreached || dd == 0 {
+	if dd == unreached || (dd == 0 && extra == 0) {
 		return 0, 0, false
 	}
 	if r.mark == nil {
 		r.mark = make([]uint32, g.NumNodes())
 		r.dagCount = make([]float64, g.NumNodes())
 	}
+	for i := range r.memo {
+		if e := &r.memo[i]; e.target == target && e.root == root {
+			for k, v := range e.nodes {
+				r.dagCount[v] = e.counts[k]
+			}
+			r.runWork += int64(len(e.nodes))
+			return r.dagCount[target], int(e.dist) + extra, true
+		}
+	}
 	if r.stamp++; r.stamp == 0 {
 		clear(r.mark)
 		r.stamp = 1
 	}
 	stamp, mark := r.stamp, r.mark
-	// Backward from dst, a level at a time: the list is in non-increasing
-	// distance from root.
-	mark[dst] = stamp
-	dag := append(r.dag[:0], dst)
+	// Backward from target, a level at a time: the list is in
+	// non-increasing distance from root.
+	// The DAG's links are kept as they are found: the tails of dag[i]'s
+	// links are tails[ends[i-1]:ends[i]].
+	mark[target] = stamp
+	dag := append(r.dag[:0], target)
+	tails, ends := r.tails[:0], r.ends[:0]
 	for i := 0; i < len(dag); i++ {
 		v := dag[i]
 		want := dd - 1
 		if i > 0 {
 			want = row[v-relay] - 1
 		}
-		if want == unreached { // v is root
-			continue
-		}
-		for _, l := range g.In(v) {
-			if u := g.Tail(l); u >= relay && row[u-relay] == want && mark[u] != stamp {
-				mark[u] = stamp
-				dag = append(dag, u)
+		in := g.In(v)
+		r.runWork += int64(len(in))
+		if want != unreached { // else v is root
+			for _, l := range in {
+				if u := g.Tail(l); u >= relay && row[u-relay] == want {
+					tails = append(tails, u)
+					if mark[u] != stamp {
+						mark[u] = stamp
+						dag = append(dag, u)
+					}
+				}
 			}
 		}
+		ends = append(ends, int32(len(tails)))
 	}
-	r.dag = dag
-	for _, v := range dag {
-		r.runWork += int64(len(g.In(v)))
-	}
+	r.dag, r.tails, r.ends = dag, tails, ends
 	// Forward, nearest root first: a node's in-neighbours one step closer
-	// are counted before it.
+	// are counted before it, in the order of its links.
 	const exact = 1 << 53
 	for i := len(dag) - 1; i >= 0; i-- {
 		v := dag[i]
@@ -394,22 +456,30 @@ func (r *ECMP) countDAG(root, dst int32) (total float64, length int, ok bool) {
 			r.dagCount[v] = 1
 			continue
 		}
-		want := dd - 1
+		lo := int32(0)
 		if i > 0 {
-			want = row[v-relay] - 1
+			lo = ends[i-1]
 		}
 		c := 0.0
-		for _, l := range g.In(v) {
-			if u := g.Tail(l); u >= relay && row[u-relay] == want {
-				c += r.dagCount[u]
-			}
+		for _, u := range tails[lo:ends[i]] {
+			c += r.dagCount[u]
 		}
 		if c > exact {
 			return 0, 0, false
 		}
 		r.dagCount[v] = c
 	}
-	return r.dagCount[dst], int(dd), true
+	if len(dag) <= dagMemoNodes {
+		e := &r.memo[r.memoNext]
+		r.memoNext = (r.memoNext + 1) % dagMemo
+		e.root, e.target, e.dist = root, target, dd
+		e.nodes = append(e.nodes[:0], dag...)
+		e.counts = e.counts[:0]
+		for _, v := range dag {
+			e.counts = append(e.counts, r.dagCount[v])
+		}
+	}
+	return r.dagCount[target], int(dd) + extra, true
 }
 
 // search runs the full breadth-first search from root unless it is the
