@@ -204,7 +204,7 @@ func TestReadStream(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"0 2\n", "s.jobs:1: 2 fields"},
 		{"0 2 1 0 nbody x\n", "s.jobs:1: 6 fields"},
-		{"0 2 1 0 lifo\n", `s.jobs:1: application "lifo": kind "lifo" is not allowed: must be one of bench, dcntraffic`},
+		{"0 2 1 0 lifo\n", `s.jobs:1: application "lifo": kind "lifo" is not allowed: must be one of allreduce, alltoall, bench, broadcast, dcntraffic`},
 		{"0 2 1 0 nbody,iterations=0\n", `iterations "0" is not allowed: must be an integer in [1, 1048576]`},
 		{"0 2 1 0 nbody,size=-1\n", `size "-1" is not allowed`},
 		{"0 2 1 0 nbody,compute=NaN\n", `compute "NaN" is not allowed`},

@@ -255,18 +255,40 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 	return p, nil
 }
 
-// lower adds the flows of collective c's rounds: per rank, per round, its
-// send (after the previous round's end) and the round's end (a flow of
-// size 0 after the send and the receive).
+// lower adds the flows of collective c's rounds (LowerCollective).
 func (p *Plan) lower(c *coll, m []int32, reversed bool) {
-	s := &c.spec
+	servers := make([]int32, len(c.comm))
+	for r, task := range c.comm {
+		servers[r] = m[task]
+	}
+	p.Flows, c.end = LowerCollective(p.Flows, &c.spec, c.start, servers, reversed, func(r int, flow int32) {
+		task := c.comm[r]
+		p.events[task] = append(p.events[task], flow)
+	})
+}
+
+// LowerCollective appends to flows the flows of collective s's rounds,
+// by the rules of the package doc: per rank, per round, its send (after
+// the previous round's end; the rank's part begins with flow start[rank])
+// and the round's end, a flow of size 0 on the rank's server after the
+// send and the receive. servers[r] is rank r's server; reversed swaps
+// every send's ends. event, if not nil, is told the flows of a rank's
+// part that the replay counts as its events, in order: each of its sends,
+// then its part's end. It returns the flows and, per rank, the flow that
+// ends its part. The spec must be one Check accepts. The flow-level
+// applications (package flow/workload) lower their collectives with it
+// too.
+func LowerCollective(flows []dynamic.Flow, s *collective.Spec, start []int32, servers []int32, reversed bool, event func(rank int, flow int32)) ([]dynamic.Flow, []int32) {
 	size := s.Size
+	if event == nil {
+		event = func(int, int32) {}
+	}
 	parts := make([][]collective.Round, size)
 	for r := range parts {
 		parts[r] = s.Part(r, nil)
 	}
 	sends := map[int64]int32{} // transfer index → its flow
-	next := int32(len(p.Flows))
+	next := int32(len(flows))
 	for r := range parts { // number the flows first: rank by rank, round by round, send then end
 		for _, rd := range parts[r] {
 			if rd.Send != nil {
@@ -276,21 +298,20 @@ func (p *Plan) lower(c *coll, m []int32, reversed bool) {
 			next++
 		}
 	}
-	c.end = make([]int32, size)
+	end := make([]int32, size)
 	for r := range parts {
-		task := c.comm[r]
-		server := m[task]
-		prev := c.start[r]
+		server := servers[r]
+		prev := start[r]
 		for _, rd := range parts[r] {
 			var deps []int
 			if t := rd.Send; t != nil {
-				f := dynamic.Flow{Src: server, Dst: m[c.comm[t.To]], Size: float64(t.Bytes), Deps: []int{int(prev)}}
+				f := dynamic.Flow{Src: server, Dst: servers[t.To], Size: float64(t.Bytes), Deps: []int{int(prev)}}
 				if reversed {
 					f.Src, f.Dst = f.Dst, f.Src
 				}
-				i := int32(len(p.Flows))
-				p.Flows = append(p.Flows, f)
-				p.events[task] = append(p.events[task], i)
+				i := int32(len(flows))
+				flows = append(flows, f)
+				event(r, i)
 				deps = append(deps, int(i))
 			}
 			if t := rd.Recv; t != nil {
@@ -299,12 +320,13 @@ func (p *Plan) lower(c *coll, m []int32, reversed bool) {
 			if rd.Send == nil { // a round that only receives begins when the previous one ended
 				deps = append(deps, int(prev))
 			}
-			prev = int32(len(p.Flows))
-			p.Flows = append(p.Flows, dynamic.Flow{Src: server, Dst: server, Deps: deps})
+			prev = int32(len(flows))
+			flows = append(flows, dynamic.Flow{Src: server, Dst: server, Deps: deps})
 		}
-		c.end[r] = prev
-		p.events[task] = append(p.events[task], prev)
+		end[r] = prev
+		event(r, prev)
 	}
+	return flows, end
 }
 
 // isRoot tells the root's part of a rooted collective (VEF.md's op table),

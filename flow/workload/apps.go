@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/opasim/opasim/flow/dynamic"
+	"github.com/opasim/opasim/flow/trace"
+	"github.com/opasim/opasim/workloads/collective"
+	"github.com/opasim/opasim/workloads/vef"
 )
 
 // Application models (seed 001 section 3.3.3): causal flows between the
@@ -34,6 +37,10 @@ const (
 	Stencil2D    = "stencil2d"    // 2D halo exchange on a √P×√P periodic grid: 4 neighbours a step
 	Stencil3D    = "stencil3d"    // 3D halo exchange on a ∛P³ periodic grid: 6 neighbours a step
 	Sweep2D      = "sweep2d"      // wavefront: from (0,0) each task waits for its west and south neighbours, then sends east and north
+	Sweep3D      = "sweep3d"      // wavefront on a ∛P³ grid: from (0,0,0) each task waits for its west, south and lower neighbours, then sends east, north and up
+	Allreduce    = "allreduce"    // an allreduce of size bytes an iteration (workloads/collective's default, recursive doubling)
+	Broadcast    = "broadcast"    // a broadcast of size bytes from task 0 an iteration (binomial tree)
+	Alltoall     = "alltoall"     // an all-to-all of size bytes to every task an iteration (pairwise exchange)
 	NBody        = "nbody"        // ring all-pairs: P−1 shifts of each task's block to its successor per iteration
 	MapReduce    = "mapreduce"    // task 0 scatters to all, all-to-all shuffle, all gather to task 0
 	Unstructured = "unstructured" // graph analytics: each round every task sends to a random task, after its previous round's receipt
@@ -43,7 +50,7 @@ const (
 
 // AppKinds lists the application kinds.
 func AppKinds() []string {
-	return []string{Bench, DCNTraffic, MapReduce, NBody, Stencil2D, Stencil3D, Sweep2D, Unstructured}
+	return []string{Allreduce, Alltoall, Bench, Broadcast, DCNTraffic, MapReduce, NBody, Stencil2D, Stencil3D, Sweep2D, Sweep3D, Unstructured}
 }
 
 // Name names the application in tables: its kind, and a bench's pattern
@@ -103,8 +110,12 @@ func (a App) check() (it, edge int, err error) {
 	switch a.Kind {
 	case Stencil2D, Sweep2D:
 		edge, err = side(a.Kind, a.Tasks, 2)
-	case Stencil3D:
+	case Stencil3D, Sweep3D:
 		edge, err = side(a.Kind, a.Tasks, 3)
+	case Allreduce, Broadcast, Alltoall:
+		if a.Size != math.Trunc(a.Size) || a.Size > 1<<53 {
+			return 0, 0, fmt.Errorf("application size: %v is not allowed for %s: must be a whole number of bytes in [0, 2^53]", a.Size, a.Kind)
+		}
 	case Bench:
 		if a.Pattern == "" {
 			return 0, 0, fmt.Errorf("application pattern: a bench needs one: must be one of %s", strings.Join(Patterns(), ", "))
@@ -140,7 +151,15 @@ func (a App) FlowsAndBarriers() ([]dynamic.Flow, []int, error) {
 	case Stencil3D:
 		b.stencil(edge, 3, it)
 	case Sweep2D:
-		b.sweep(edge, it)
+		b.sweep(edge, 2, it)
+	case Sweep3D:
+		b.sweep(edge, 3, it)
+	case Allreduce:
+		b.collective(vef.Allreduce, it)
+	case Broadcast:
+		b.collective(vef.Broadcast, it)
+	case Alltoall:
+		b.collective(vef.Alltoall, it)
 	case NBody:
 		b.nbody(it)
 	case MapReduce:
@@ -195,36 +214,112 @@ func (b *appBuilder) stencil(s, d, steps int) {
 	}
 }
 
-// sweep: a wavefront from task (0,0) of an s×s grid: (x,y) sends east and
-// north once it has received from west and south (those it has); each
-// iteration is one sweep, and task (0,0) starts the next once the far
-// corner (s−1, s−1) has received the last; a flow of size 0 from the far
-// corner to itself marks the end of the last sweep.
-func (b *appBuilder) sweep(s, sweeps int) {
-	at := func(x, y int) int { return y*s + x }
+// sweep: a wavefront from task (0, …, 0) of a d-dimensional grid of
+// edge s (task index x + s·y + s²·z): a task sends to its successor in
+// each dimension (east, north, up; those it has) once it has received
+// from its predecessors (west, south, down; those it has); each iteration
+// is one sweep, and task 0 starts the next once the far corner
+// (s−1, …, s−1) has received the last; a flow of size 0 from the far
+// corner to itself marks the end of the last sweep. Flows are made
+// diagonal by diagonal (the sum of the coordinates), within one in
+// lexicographic order of the coordinates but the last (x outermost), a
+// task's in dimension order.
+func (b *appBuilder) sweep(s, d, sweeps int) {
+	n := b.app.Tasks
+	stride := make([]int, d)
+	for i, st := 0, 1; i < d; i, st = i+1, st*s {
+		stride[i] = st
+	}
+	c := make([]int, d)
 	var last []int // the flows into the far corner of the previous sweep
 	for k := 0; k < sweeps; k++ {
-		in := make([][]int, s*s)
+		in := make([][]int, n)
 		in[0] = last
-		for diag := 0; diag <= 2*(s-1); diag++ {
-			for x := 0; x < s; x++ {
-				y := diag - x
-				if y < 0 || y >= s {
-					continue
+		for diag := 0; diag <= d*(s-1); diag++ {
+			clear(c)
+			for { // every c[0..d-2] in lexicographic order; c[d-1] the rest of diag
+				rest := diag
+				for _, v := range c[:d-1] {
+					rest -= v
 				}
-				t := at(x, y)
-				if x+1 < s {
-					in[at(x+1, y)] = append(in[at(x+1, y)], b.add(t, at(x+1, y), in[t]))
+				if rest >= 0 && rest < s {
+					c[d-1] = rest
+					t := 0
+					for i, v := range c {
+						t += v * stride[i]
+					}
+					deps := in[t]
+					for i, v := range c {
+						if v+1 < s {
+							nb := t + stride[i]
+							in[nb] = append(in[nb], b.add(t, nb, deps))
+						}
+					}
 				}
-				if y+1 < s {
-					in[at(x, y+1)] = append(in[at(x, y+1)], b.add(t, at(x, y+1), in[t]))
+				i := d - 2
+				for ; i >= 0; i-- {
+					if c[i]++; c[i] < s {
+						break
+					}
+					c[i] = 0
+				}
+				if i < 0 {
+					break
 				}
 			}
 		}
-		last = in[at(s-1, s-1)]
+		last = in[n-1]
 	}
 	if len(last) > 0 { // the last sweep's far corner: a flow of size 0 to itself marks its end
-		b.flows = append(b.flows, dynamic.Flow{Src: int32(at(s-1, s-1)), Dst: int32(at(s-1, s-1)), Deps: last})
+		b.flows = append(b.flows, dynamic.Flow{Src: int32(n - 1), Dst: int32(n - 1), Deps: last})
+	}
+}
+
+// collective: iterations collectives of one op over all tasks, lowered
+// into rounds of transfers by workloads/collective with the op's default
+// algorithm, and into causal flows by the rules of the flow-level trace
+// replay (trace.LowerCollective: a task's round sends after its previous
+// round ended, a round ends when its send is done and its receipt has
+// arrived). Size is the op's bytes as a VEF trace gives them
+// (docs VEF.md): allreduce, the vector every task holds; broadcast, the
+// message task 0 sends; alltoall, the bytes each task sends to every
+// other. Each task's part of an iteration begins with a flow of size 0 on
+// its server, after its part of the previous iteration ended plus the
+// compute time.
+func (b *appBuilder) collective(op vef.Op, iterations int) {
+	n := b.app.Tasks
+	x := int64(b.app.Size)
+	spec := collective.Spec{Op: op, Size: n, SendBytes: make([]int64, n), RecvBytes: make([]int64, n)}
+	for r := range n {
+		switch op {
+		case vef.Allreduce:
+			spec.SendBytes[r], spec.RecvBytes[r] = x, x
+		case vef.Broadcast: // root 0: X / 0; the others 0 / X
+			if r == 0 {
+				spec.SendBytes[r] = x
+			} else {
+				spec.RecvBytes[r] = x
+			}
+		case vef.Alltoall: // recv 0: send_bytes to every task
+			spec.SendBytes[r] = x
+		}
+	}
+	servers := make([]int32, n)
+	for r := range servers {
+		servers[r] = int32(r)
+	}
+	start := make([]int32, n)
+	var end []int32
+	for range iterations {
+		for r := range n {
+			f := dynamic.Flow{Src: int32(r), Dst: int32(r)}
+			if end != nil {
+				f.Deps, f.Delay = []int{int(end[r])}, b.app.Compute
+			}
+			b.flows = append(b.flows, f)
+			start[r] = int32(len(b.flows) - 1)
+		}
+		b.flows, end = trace.LowerCollective(b.flows, &spec, start, servers, false, nil)
 	}
 }
 

@@ -167,3 +167,152 @@ func TestBenchByHand(t *testing.T) {
 		}
 	}
 }
+
+// TestSweep3DAndCollectivesByHand on a star of unit links:
+//   - sweep3d, 8 tasks (2×2×2), size 1: task 0 sends its 3 flows on its
+//     one link, 3; tasks 1, 2 and 4 then send 2 each, every sender's and
+//     receiver's link carrying 2 flows, 2 more; tasks 3, 5 and 6 send to
+//     7, whose link carries 3, 3 more: 8, with 3·4·1 = 12 flows and the
+//     end marker. With compute 1 between the three levels: 10. Two
+//     sweeps: 16, 25 flows.
+//   - allreduce (recursive doubling), 4 tasks of 1: two exchange rounds,
+//     each link one flow a round: 2 an iteration; two iterations with
+//     compute 0.5: 4.5; 8 tasks: 3 a round, 6 for two; flows: per
+//     iteration a start per task and, per task and round, its send and
+//     the round's end: 2·(4 + 4·2·2) = 40.
+//   - broadcast (binomial) from task 0, 4 tasks of 1: 0→2, then 0→1 and
+//     2→3: 2; 8 tasks: 3.
+//   - alltoall (pairwise), 4 tasks of 1: 3 rounds, each task sending one
+//     flow and receiving one a round: 3.
+func TestSweep3DAndCollectivesByHand(t *testing.T) {
+	for _, c := range []struct {
+		app   App
+		want  float64
+		flows int
+	}{
+		{App{Kind: Sweep3D, Tasks: 8, Size: 1}, 8, 13},
+		{App{Kind: Sweep3D, Tasks: 8, Size: 1, Compute: 1}, 10, 13},
+		{App{Kind: Sweep3D, Tasks: 8, Iterations: 2, Size: 1}, 16, 25},
+		{App{Kind: Allreduce, Tasks: 4, Size: 1}, 2, 20},
+		{App{Kind: Allreduce, Tasks: 4, Iterations: 2, Size: 1, Compute: 0.5}, 4.5, 40},
+		{App{Kind: Allreduce, Tasks: 8, Iterations: 2, Size: 1}, 6, 2 * (8 + 8*3*2)},
+		{App{Kind: Broadcast, Tasks: 4, Size: 1}, 2, -1},
+		{App{Kind: Broadcast, Tasks: 8, Size: 1}, 3, -1},
+		{App{Kind: Alltoall, Tasks: 4, Size: 1}, 3, 4 + 4*3*2},
+	} {
+		got, n := makespan(t, star(t, c.app.Tasks), c.app)
+		if got != c.want || (c.flows >= 0 && n != c.flows) {
+			t.Errorf("%+v: makespan %v with %d flows, want %v with %d", c.app, got, n, c.want, c.flows)
+		}
+	}
+}
+
+// TestSweep3DShape: the flows of one sweep of a 3×3×3 grid, by formula: a
+// task sends to its successor in each dimension it has one in, 3·9·2 =
+// 54 flows, each after every flow into its sender (one per predecessor
+// the sender has: none for task 0, 3 for a task inside the grid), and
+// the end marker after the 3 flows into task 26.
+func TestSweep3DShape(t *testing.T) {
+	const s = 3
+	flows, err := App{Kind: Sweep3D, Tasks: s * s * s, Size: 1}.Flows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(flows) != 3*s*s*(s-1)+1 {
+		t.Fatalf("%d flows, want %d", len(flows), 3*s*s*(s-1)+1)
+	}
+	into := map[int32][]int{} // flows into each task
+	for i, f := range flows[:len(flows)-1] {
+		into[f.Dst] = append(into[f.Dst], i)
+	}
+	for i, f := range flows[:len(flows)-1] {
+		x, y, z := int(f.Src)%s, int(f.Src)/s%s, int(f.Src)/(s*s)
+		d := int(f.Dst) - int(f.Src)
+		if (d != 1 || x == s-1) && (d != s || y == s-1) && (d != s*s || z == s-1) {
+			t.Fatalf("flow %d: %d→%d is not to a successor", i, f.Src, f.Dst)
+		}
+		// its deps: every flow into its sender, one per predecessor
+		preds := 0
+		for _, c := range []int{x, y, z} {
+			if c > 0 {
+				preds++
+			}
+		}
+		if len(f.Deps) != preds || (preds > 0 && !sameSet(f.Deps, into[f.Src])) {
+			t.Fatalf("flow %d from (%d,%d,%d): deps %v, want the %d flows into it %v", i, x, y, z, f.Deps, preds, into[f.Src])
+		}
+	}
+	end := flows[len(flows)-1]
+	if end.Src != s*s*s-1 || end.Dst != end.Src || end.Size != 0 || !sameSet(end.Deps, into[s*s*s-1]) || len(end.Deps) != 3 {
+		t.Errorf("end marker %+v, want a size-0 flow on task 26 after its 3 flows in %v", end, into[s*s*s-1])
+	}
+}
+
+func sameSet(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[int]int{}
+	for _, v := range a {
+		seen[v]++
+	}
+	for _, v := range b {
+		if seen[v]--; seen[v] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCollectiveBytes: the bytes each collective moves, by its
+// algorithm's formula: allreduce by recursive doubling, 2·X·P·log2 P for
+// P a power of two and, for P = 6 (ranks 4 and 5 folded into 0 and 1
+// before and out after), 2·X + 4·2·X + 2·X = 12·X; broadcast, X to each
+// of the P − 1 others; alltoall, X to each ordered pair, each pair once
+// an iteration. Only the transfers count (the start and round-end flows
+// are of size 0 from a task to itself).
+func TestCollectiveBytes(t *testing.T) {
+	const x = 5
+	for _, c := range []struct {
+		kind  string
+		tasks int
+		want  float64
+	}{
+		{Allreduce, 4, 4 * 2 * x}, {Allreduce, 8, 8 * 3 * x}, {Allreduce, 6, 12 * x},
+		{Broadcast, 4, 3 * x}, {Broadcast, 8, 7 * x}, {Broadcast, 6, 5 * x},
+		{Alltoall, 4, 12 * x}, {Alltoall, 6, 30 * x},
+	} {
+		flows, err := App{Kind: c.kind, Tasks: c.tasks, Iterations: 2, Size: x}.Flows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		pairs := map[[2]int32]int{}
+		for _, f := range flows {
+			if f.Src == f.Dst {
+				if f.Size != 0 {
+					t.Fatalf("%s: a flow of %v from task %d to itself", c.kind, f.Size, f.Src)
+				}
+				continue
+			}
+			sum += f.Size
+			pairs[[2]int32{f.Src, f.Dst}]++
+		}
+		if sum != 2*c.want {
+			t.Errorf("%s on %d tasks: %v bytes in two iterations, want %v", c.kind, c.tasks, sum, 2*c.want)
+		}
+		if c.kind == Alltoall {
+			if len(pairs) != c.tasks*(c.tasks-1) {
+				t.Errorf("alltoall on %d tasks: %d ordered pairs, want %d", c.tasks, len(pairs), c.tasks*(c.tasks-1))
+			}
+			for p, k := range pairs {
+				if k != 2 {
+					t.Errorf("alltoall: pair %v carries %d flows in two iterations, want 2", p, k)
+				}
+			}
+		}
+	}
+	if _, err := (App{Kind: Allreduce, Tasks: 4, Size: 1.5}).Flows(); err == nil || !strings.Contains(err.Error(), "application size: 1.5 is not allowed for allreduce: must be a whole number") {
+		t.Errorf("a fractional allreduce size: %v", err)
+	}
+}
