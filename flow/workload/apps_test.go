@@ -180,8 +180,8 @@ func TestBenchByHand(t *testing.T) {
 //     compute 0.5: 4.5; 8 tasks: 3 a round, 6 for two; flows: per
 //     iteration a start per task and, per task and round, its send and
 //     the round's end: 2·(4 + 4·2·2) = 40.
-//   - broadcast (binomial) from task 0, 4 tasks of 1: 0→2, then 0→1 and
-//     2→3: 2; 8 tasks: 3.
+//   - broadcast (binomial) from task 0, 4 tasks of 1: 0→1, then 0→2 and
+//     1→3: 2; 8 tasks: 3.
 //   - alltoall (pairwise), 4 tasks of 1: 3 rounds, each task sending one
 //     flow and receiving one a round: 3.
 func TestSweep3DAndCollectivesByHand(t *testing.T) {
@@ -314,5 +314,197 @@ func TestCollectiveBytes(t *testing.T) {
 	}
 	if _, err := (App{Kind: Allreduce, Tasks: 4, Size: 1.5}).Flows(); err == nil || !strings.Contains(err.Error(), "application size: 1.5 is not allowed for allreduce: must be a whole number") {
 		t.Errorf("a fractional allreduce size: %v", err)
+	}
+}
+
+// flowWant is one expected flow: its ends, size, delay and deps (a set).
+type flowWant struct {
+	src, dst    int32
+	size, delay float64
+	deps        []int
+}
+
+// checkFlows compares flows with want, flow by flow, in order.
+func checkFlows(t *testing.T, name string, flows []dynamic.Flow, want []flowWant) {
+	t.Helper()
+	if len(flows) != len(want) {
+		t.Fatalf("%s: %d flows, want %d", name, len(flows), len(want))
+	}
+	for i, w := range want {
+		f := flows[i]
+		if f.Src != w.src || f.Dst != w.dst || f.Size != w.size || f.Delay != w.delay || !sameSet(f.Deps, w.deps) {
+			t.Errorf("%s: flow %d is %d→%d size %v delay %v deps %v, want %d→%d size %v delay %v deps %v",
+				name, i, f.Src, f.Dst, f.Size, f.Delay, f.Deps, w.src, w.dst, w.size, w.delay, w.deps)
+		}
+	}
+}
+
+// TestSweep3DCounts: sweeps × 3·s²·(s−1) flows and the end marker: on 8
+// tasks (s = 2) 12 a sweep, 13, 25 and 37 for 1 to 3 sweeps; on 27 (s =
+// 3) 54 a sweep, 55, 109 and 163.
+func TestSweep3DCounts(t *testing.T) {
+	for _, c := range []struct{ tasks, sweeps, want int }{
+		{8, 1, 13}, {8, 2, 25}, {8, 3, 37}, {27, 1, 55}, {27, 2, 109}, {27, 3, 163},
+	} {
+		flows, err := App{Kind: Sweep3D, Tasks: c.tasks, Iterations: c.sweeps, Size: 1}.Flows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(flows) != c.want {
+			t.Errorf("sweep3d on %d tasks, %d sweeps: %d flows, want %d", c.tasks, c.sweeps, len(flows), c.want)
+		}
+	}
+}
+
+// TestSweep3DTiny: every flow of two sweeps of a 2×2×2 grid (task x +
+// 2y + 4z), size 3, compute 2, listed by hand: diagonal by diagonal,
+// within one (x, y) in lexicographic order, a task's flows east, north,
+// up. Sweep 1: task 0 sends to 1, 2, 4 (flows 0–2, no deps, no delay);
+// then task 4 (0,0,1) to 5, 6 after flow 2; task 2 (0,1,0) to 3, 6 after
+// flow 1; task 1 (1,0,0) to 3, 5 after flow 0 (flows 3–8); then task 6
+// to 7 after 4 and 6, task 5 to 7 after 3 and 8, task 3 to 7 after 5 and
+// 7 (flows 9–11). Sweep 2 is the same 12 flows shifted by 12, task 0's
+// after the three flows into task 7 (9, 10, 11); the end marker, a flow
+// of size 0 from 7 to itself, after 21, 22, 23.
+func TestSweep3DTiny(t *testing.T) {
+	flows, err := App{Kind: Sweep3D, Tasks: 8, Iterations: 2, Size: 3, Compute: 2}.Flows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []flowWant
+	for k := 0; k < 2; k++ {
+		o := 12 * k
+		var first []int
+		delay := 0.0
+		if k == 1 {
+			first, delay = []int{9, 10, 11}, 2
+		}
+		want = append(want,
+			flowWant{0, 1, 3, delay, first}, flowWant{0, 2, 3, delay, first}, flowWant{0, 4, 3, delay, first},
+			flowWant{4, 5, 3, 2, []int{o + 2}}, flowWant{4, 6, 3, 2, []int{o + 2}},
+			flowWant{2, 3, 3, 2, []int{o + 1}}, flowWant{2, 6, 3, 2, []int{o + 1}},
+			flowWant{1, 3, 3, 2, []int{o + 0}}, flowWant{1, 5, 3, 2, []int{o + 0}},
+			flowWant{6, 7, 3, 2, []int{o + 4, o + 6}},
+			flowWant{5, 7, 3, 2, []int{o + 3, o + 8}},
+			flowWant{3, 7, 3, 2, []int{o + 5, o + 7}})
+	}
+	want = append(want, flowWant{7, 7, 0, 0, []int{21, 22, 23}})
+	checkFlows(t, "sweep3d 2×2×2", flows, want)
+}
+
+// TestCollectiveDeps: every flow of two iterations of small collectives,
+// by hand, after flow/trace's rule (trace.LowerCollective, the package
+// doc's "Rules"): a task's part begins with a flow of size 0 on its
+// server (iteration 1: no deps; iteration 2: after its part of iteration
+// 1 ended, compute later); then per round its send after the previous
+// round's end, and the round's end (size 0 on its server) after its send
+// and the send it receives, or after the previous round's end and the
+// receipt when it only receives. Flows are numbered starts first, then
+// rank by rank, round by round, send then end.
+//   - allreduce by recursive doubling on 4 tasks, X = 5: round k pairs r
+//     with r XOR 2^k; an iteration has 4 starts and per rank 2 sends and
+//     2 ends: 20 flows, rank r's at 4 + 4r.
+//   - broadcast (binomial, workloads/collective's doc: in round k ranks
+//     v < 2^k send to v + 2^k) from task 0 on 4 tasks: round 0 0→1, round
+//     1 0→2 and 1→3; rank 0 has two rounds (send, end, send, end: 4–7),
+//     rank 1 a receipt then a send (8–10), ranks 2 and 3 a receipt (11,
+//     12): 13 flows an iteration.
+func TestCollectiveDeps(t *testing.T) {
+	const x, compute = 5, 0.5
+	// allreduce
+	var want []flowWant
+	for k := 0; k < 2; k++ {
+		o := 20 * k
+		for r := 0; r < 4; r++ {
+			var deps []int
+			delay := 0.0
+			if k == 1 {
+				deps, delay = []int{4 + 4*r + 3}, compute // rank r's last round end of iteration 1
+			}
+			want = append(want, flowWant{int32(r), int32(r), 0, delay, deps})
+		}
+		for r := 0; r < 4; r++ {
+			base := o + 4 + 4*r
+			for round := 0; round < 2; round++ {
+				peer := r ^ (1 << round)
+				prev := o + r // the start
+				if round == 1 {
+					prev = base + 1
+				}
+				send := base + 2*round
+				want = append(want,
+					flowWant{int32(r), int32(peer), x, 0, []int{prev}},
+					flowWant{int32(r), int32(r), 0, 0, []int{send, o + 4 + 4*peer + 2*round}})
+			}
+		}
+	}
+	flows, err := App{Kind: Allreduce, Tasks: 4, Iterations: 2, Size: x, Compute: compute}.Flows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFlows(t, "allreduce on 4", flows, want)
+
+	// broadcast
+	want = nil
+	for k := 0; k < 2; k++ {
+		o := 13 * k
+		ends := []int{7, 10, 11, 12} // each rank's part's end in iteration 1
+		for r := 0; r < 4; r++ {
+			if k == 0 {
+				want = append(want, flowWant{int32(r), int32(r), 0, 0, nil})
+			} else {
+				want = append(want, flowWant{int32(r), int32(r), 0, compute, []int{ends[r]}})
+			}
+		}
+		want = append(want,
+			flowWant{0, 1, x, 0, []int{o + 0}}, flowWant{0, 0, 0, 0, []int{o + 4}}, // rank 0, round 0
+			flowWant{0, 2, x, 0, []int{o + 5}}, flowWant{0, 0, 0, 0, []int{o + 6}}, // rank 0, round 1
+			flowWant{1, 1, 0, 0, []int{o + 4, o + 1}},                              // rank 1 receives 0→1
+			flowWant{1, 3, x, 0, []int{o + 8}}, flowWant{1, 1, 0, 0, []int{o + 9}}, // then sends to 3
+			flowWant{2, 2, 0, 0, []int{o + 6, o + 2}}, // rank 2 receives 0→2
+			flowWant{3, 3, 0, 0, []int{o + 9, o + 3}}) // rank 3 receives 1→3
+	}
+	flows, err = App{Kind: Broadcast, Tasks: 4, Iterations: 2, Size: x, Compute: compute}.Flows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFlows(t, "broadcast on 4", flows, want)
+}
+
+// TestAlltoallPairs: each iteration of an all-to-all on P tasks (P + 2·P·
+// (P−1) flows: the starts, then per rank P−1 rounds of a send and an
+// end) sends X once on every ordered pair of distinct tasks, as a direct
+// all-to-all does, whatever the rounds: P = 4, 12 pairs in 28 flows; P =
+// 5, 20 in 45; P = 8, 56 in 120.
+func TestAlltoallPairs(t *testing.T) {
+	const x = 7
+	for _, c := range []struct{ tasks, pairs, per int }{{4, 12, 28}, {5, 20, 45}, {8, 56, 120}} {
+		flows, err := App{Kind: Alltoall, Tasks: c.tasks, Iterations: 3, Size: x}.Flows()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(flows) != 3*c.per {
+			t.Fatalf("alltoall on %d: %d flows, want %d", c.tasks, len(flows), 3*c.per)
+		}
+		for k := 0; k < 3; k++ {
+			pairs := map[[2]int32]int{}
+			for _, f := range flows[k*c.per : (k+1)*c.per] {
+				if f.Src == f.Dst {
+					continue
+				}
+				if f.Size != x {
+					t.Errorf("alltoall on %d, iteration %d: %d→%d of %v bytes, want %v", c.tasks, k, f.Src, f.Dst, f.Size, x)
+				}
+				pairs[[2]int32{f.Src, f.Dst}]++
+			}
+			if len(pairs) != c.pairs {
+				t.Errorf("alltoall on %d, iteration %d: %d ordered pairs, want %d", c.tasks, k, len(pairs), c.pairs)
+			}
+			for p, n := range pairs {
+				if n != 1 {
+					t.Errorf("alltoall on %d, iteration %d: pair %v carries %d flows, want 1", c.tasks, k, p, n)
+				}
+			}
+		}
 	}
 }
