@@ -160,7 +160,7 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.StringVar(&f.policy, "policy", "", "link sharing among traffic classes: np (default), ba (with --shares), fp")
 		fl.Float64SliceVar(&f.shares, "shares", nil, "ba: each class's guaranteed share of every link, e.g. 0.75,0.25")
 		fl.StringVar(&f.storagePolicy, "storage-policy", "", "apps: every application's storage policy ("+strings.Join(storage.Policies(), ", ")+"), replacing its storage devices and nodes")
-		fl.StringVar(&f.app, "app", "", "run an application instead of the pattern ("+strings.Join(workload.AppKinds(), ", ")+"; bench: --iterations rounds of --pattern, each a phase); --flow-size is its flows' size")
+		fl.StringVar(&f.app, "app", "", "run an application instead of the pattern ("+strings.Join(workload.AppKinds(), ", ")+"; bench: --iterations rounds of --pattern, each a phase); --flow-size is its flows' size (allreduce, broadcast, alltoall: the collective's bytes: every task's vector, task 0's message, what each task sends to every other)")
 		fl.IntVar(&f.tasks, "tasks", 0, "--app: tasks, on servers 0..tasks-1 (default: every server)")
 		fl.IntVar(&f.iterations, "iterations", 0, "--app: time steps, sweeps, rounds (default 1)")
 		fl.Float64Var(&f.compute, "compute", 0, "--app: compute time before each causal flow")

@@ -24,7 +24,7 @@ type App struct {
 	Kind       string  `yaml:"kind" json:"kind"`             // one of AppKinds
 	Tasks      int     `yaml:"tasks" json:"tasks"`           // tasks (servers used: 0..tasks-1)
 	Iterations int     `yaml:"iterations" json:"iterations"` // time steps, sweeps, rounds (default 1)
-	Size       float64 `yaml:"size" json:"size"`             // bytes of each flow (dcntraffic: the short flows')
+	Size       float64 `yaml:"size" json:"size"`             // bytes of each flow (dcntraffic: the short flows'; allreduce, broadcast, alltoall: the collective's, see collective)
 	Compute    float64 `yaml:"compute" json:"compute"`       // compute time before each causal flow
 	Seed       uint64  `yaml:"seed" json:"seed"`             // unstructured, dcntraffic, bench
 	// Pattern is a bench's traffic pattern (Patterns: its defaults, one

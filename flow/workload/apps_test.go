@@ -508,3 +508,17 @@ func TestAlltoallPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectiveZeroBytes: a collective of size 0 uses no link time, as
+// a trace's 0-byte message (flow/trace's rules): 3 iterations with
+// compute 0.5 end at the two compute gaps, 1, whatever the op.
+func TestCollectiveZeroBytes(t *testing.T) {
+	for _, kind := range []string{Allreduce, Broadcast, Alltoall} {
+		for _, tasks := range []int{4, 6} {
+			a := App{Kind: kind, Tasks: tasks, Iterations: 3, Compute: 0.5}
+			if got, _ := makespan(t, star(t, tasks), a); got != 1 {
+				t.Errorf("%s on %d tasks of 0 bytes: makespan %v, want 1", kind, tasks, got)
+			}
+		}
+	}
+}
