@@ -74,6 +74,19 @@ func onSignals(parent context.Context) (context.Context, func() error) {
 	}
 }
 
+// checkOptional runs checkWritable on each of the flags given (pairs of
+// flag and path) whose path is set.
+func checkOptional(outs ...[2]string) error {
+	for _, o := range outs {
+		if o[1] != "" {
+			if err := checkWritable(o[0], o[1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // checkWritable makes sure a file can be written at path before a long run
 // produces it: an existing path must be a regular file open for writing;
 // otherwise its directory must take a new file. The flag names the option

@@ -87,12 +87,8 @@ func profileFlowCmds(root *cobra.Command) {
 			continue
 		}
 		c.RunE = func(cmd *cobra.Command, args []string) error {
-			for _, o := range []struct{ flag, path string }{{"--cpuprofile", cpu}, {"--memprofile", mem}} {
-				if o.path != "" {
-					if err := checkWritable(o.flag, o.path); err != nil {
-						return err
-					}
-				}
+			if err := checkOptional([2]string{"--cpuprofile", cpu}, [2]string{"--memprofile", mem}); err != nil {
+				return err
 			}
 			stop, err := startProfiles(cpu, mem, "")
 			if err != nil {

@@ -202,14 +202,8 @@ func printSummary(w io.Writer, r *sim.Results) {
 // checkOutputs makes sure every file the run writes can be written before
 // it simulates anything.
 func (f *runFlags) checkOutputs() error {
-	for _, o := range []struct{ flag, path string }{{"--out", f.out}, {"--cpuprofile", f.cpuProfile}, {"--memprofile", f.memProfile}, {"--exectrace", f.execTrace}} {
-		if o.path != "" {
-			if err := checkWritable(o.flag, o.path); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return checkOptional([2]string{"--out", f.out}, [2]string{"--cpuprofile", f.cpuProfile},
+		[2]string{"--memprofile", f.memProfile}, [2]string{"--exectrace", f.execTrace})
 }
 
 // execute runs n with the observability and profiles the flags ask for.
