@@ -38,6 +38,9 @@ func TestMultipathStencilCause(t *testing.T) {
 			fat = tp
 		}
 	}
+	if fat.Multipath == nil {
+		t.Fatal("the 4k study has no fat tree with a multipath routing")
+	}
 	app := StudyApps()[0]
 	if app.Kind != workload.Stencil3D {
 		t.Fatalf("the study's first application is %s, not the stencil", app.Kind)
