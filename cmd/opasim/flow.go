@@ -105,19 +105,19 @@ func profileFlowCmds(root *cobra.Command) {
 
 // flowFlags are the flags of `opasim flow static|dynamic`.
 type flowFlags struct {
-	config, out, preset, kind, routing, pattern string
-	paths, flowsPerServer, region, groupSize    int
-	shift, workers, phaseFlows                  int
-	probability, mean, flowSize, phaseDelay     float64
-	capacity, failFraction                      float64
-	failCount, allpathD, cacheMB                int
-	app, policy, storagePolicy                  string
-	shares                                      []float64
-	tasks, iterations                           int
-	compute, cpuFactor                          float64
-	traceFile                                   string
-	seed                                        uint64
-	progress                                    bool
+	config, out, preset, kind, routing, pattern           string
+	paths, flowsPerServer, region, groupSize              int
+	shift, workers, phaseFlows                            int
+	probability, mean, flowSize, phaseDelay, startQuantum float64
+	capacity, failFraction                                float64
+	failCount, allpathD, cacheMB                          int
+	app, policy, storagePolicy                            string
+	shares                                                []float64
+	tasks, iterations                                     int
+	compute, cpuFactor                                    float64
+	traceFile                                             string
+	seed                                                  uint64
+	progress                                              bool
 }
 
 func newFlowRunCmd(engine string) *cobra.Command {
@@ -153,6 +153,7 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.Float64Var(&f.flowSize, "flow-size", 0, "every flow's size, in capacity × time units (default 1)")
 		fl.IntVar(&f.phaseFlows, "phase-flows", 0, "flows a causality phase: a phase starts when the previous one completed (0: one phase)")
 		fl.Float64Var(&f.phaseDelay, "phase-delay", 0, "time between a phase's completion and the next phase's start")
+		fl.Float64Var(&f.startQuantum, "start-quantum", 0, "round every flow's start time up to a multiple of this (0: exact; a cheaper model, see docs/flow.md)")
 		fl.StringVar(&f.policy, "policy", "", "link sharing among traffic classes: np (default), ba (with --shares), fp")
 		fl.Float64SliceVar(&f.shares, "shares", nil, "ba: each class's guaranteed share of every link, e.g. 0.75,0.25")
 		fl.StringVar(&f.storagePolicy, "storage-policy", "", "apps: every application's storage policy ("+strings.Join(storage.Policies(), ", ")+"), replacing its storage devices and nodes")
@@ -215,7 +216,7 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 		to   *float64
 	}{{"probability", f.probability, &cfg.Pattern.Probability}, {"mean", f.mean, &cfg.Pattern.Mean},
 		{"capacity", f.capacity, &cfg.Topology.Capacity}, {"flow-size", f.flowSize, &cfg.Dynamic.FlowSize},
-		{"phase-delay", f.phaseDelay, &cfg.Dynamic.PhaseDelay}, {"fail-fraction", f.failFraction, &cfg.Topology.FailFraction}}
+		{"phase-delay", f.phaseDelay, &cfg.Dynamic.PhaseDelay}, {"start-quantum", f.startQuantum, &cfg.Dynamic.StartQuantum}, {"fail-fraction", f.failFraction, &cfg.Topology.FailFraction}}
 	for _, x := range floats {
 		if set(x.flag) {
 			*x.to = x.v
@@ -432,7 +433,7 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 	if len(cfg.Apps) > 0 {
 		return runApps(ctx, net, cfg, policy, res)
 	}
-	opt := dynamic.Options{Policy: policy, Interrupt: func() bool { return ctx.Err() != nil }}
+	opt := dynamic.Options{Policy: policy, Interrupt: func() bool { return ctx.Err() != nil }, StartQuantum: d.StartQuantum}
 	sum, digest, err := dynamicOnce(net, pat, cfg, opt)
 	if err != nil {
 		return err
@@ -569,6 +570,9 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 // runApps runs the applications of cfg.Apps together on the network and
 // its storage.
 func runApps(ctx context.Context, net *spec.Network, cfg spec.Config, policy maxmin.Policy, res *flowResults) error {
+	if q := cfg.Dynamic.StartQuantum; q != 0 {
+		return badInput(fmt.Errorf("dynamic.start_quantum: %v is not allowed with apps (the storage study): must be 0", q))
+	}
 	r, err := storage.Run(net.Router, cfg.Storage, cfg.Apps, cfg.Seed, policy, func() bool { return ctx.Err() != nil })
 	if err != nil {
 		return badInput(err)

@@ -84,6 +84,11 @@ func TestFlowDynamic(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "64 flows in 2 phases, 0 unfinished; makespan 11,") {
 		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 	}
+	// Starts on a grid of 4: the second phase, ready at 6, starts at 8.
+	stdout, stderr, code = opasim(t, "flow", "dynamic", "--preset", "tree-8ary-2", "--pattern", "shift", "--flow-size", "5", "--phase-flows", "32", "--phase-delay", "1", "--start-quantum", "4")
+	if code != 0 || !strings.Contains(stdout, "64 flows in 2 phases, 0 unfinished; makespan 13,") {
+		t.Fatalf("start quantum: exit %d: %s%s", code, stdout, stderr)
+	}
 }
 
 // TestFlowProfiles: a flow command's --cpuprofile and --memprofile write
@@ -140,6 +145,7 @@ func TestFlowBadInput(t *testing.T) {
 		{"bad torus", []string{"flow", "static", "--config", write("t.yaml", "topology:\n  kind: torus\n  dims: [4, 0]\n  servers_per_switch: 1\n")}, []string{"torus dims[1]: 0 is not allowed"}},
 		{"hot spot probability", []string{"flow", "static", "--preset", "tree-8ary-2", "--pattern", "hot-spot", "--probability", "2"}, []string{"hot spot probability: 2 is not allowed"}},
 		{"negative flow size", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--flow-size", "-1"}, []string{"dynamic.flow_size: -1 is not allowed"}},
+		{"negative start quantum", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--start-quantum", "-1"}, []string{"dynamic.start_quantum: -1 is not allowed: must be in [0, 1e300]"}},
 		{"preset and kind", []string{"flow", "static", "--config", write("pk.yaml", "topology:\n  preset: tree-8ary-2\n  kind: mesh\n")}, []string{`topology.kind: "mesh" is not allowed with topology.preset`}},
 		{"failures and d-mod-k", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-count", "3", "--routing", "dmodk"}, []string{`routing.name: "dmodk" is not allowed with failed cables`}},
 		{"count and fraction", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-count", "3", "--fail-fraction", "0.1"}, []string{"topology.fail_count: 3 is not allowed with topology.fail_fraction 0.1"}},
@@ -296,6 +302,8 @@ func TestFlowStorageStudy(t *testing.T) {
 			t.Errorf("%v: second run's digest differs from %s:\n%s", p, res.Digest, again)
 		}
 	}
+	expectRefused(t, "start quantum with storage apps", []string{"flow", "dynamic", "--config", "../../docs/examples/storage-study.yaml", "--start-quantum", "1"},
+		[]string{"dynamic.start_quantum: 1 is not allowed with apps (the storage study): must be 0"})
 }
 
 // TestFlowFailureImpact: a 2×2 stencil (flows of 10, 2 steps) on a ring
@@ -527,6 +535,17 @@ func TestFlowAppsLimit(t *testing.T) {
 	if code != 0 || strings.Count(stdout, "execution time") != 1 || strings.Contains(stdout, "NOT FINISHED") {
 		t.Fatalf("no limit: exit %d: %s%s", code, stdout, stderr)
 	}
+	if rows := appsRows(t, whole); len(rows) != 2 || rows[0][12] != "start_quantum" || rows[1][12] != "0" {
+		t.Errorf("apps.csv of exact starts: %q", rows)
+	}
+	grid := t.TempDir()
+	stdout, stderr, code = opasim(t, "flow", "apps", "--out", grid, "--topologies", "fat-tree", "--apps", "sweep2d", "--routings", "single", "--start-quantum", "0.5")
+	if code != 0 || !strings.Contains(stdout, "starts on a grid of 0.5") {
+		t.Fatalf("start quantum: exit %d: %s%s", code, stdout, stderr)
+	}
+	if rows := appsRows(t, grid); len(rows) != 2 || rows[1][12] != "0.5" || rows[1][9] != "true" {
+		t.Errorf("apps.csv of starts on a grid: %q", rows)
+	}
 	if stdout, stderr, code = opasim(t, "flow", "apps", "--out", merged, "--merge", cut+","+whole); code != 0 {
 		t.Fatalf("merge: exit %d: %s%s", code, stdout, stderr)
 	}
@@ -538,6 +557,8 @@ func TestFlowAppsLimit(t *testing.T) {
 	expectRefused(t, "unknown app", []string{"flow", "apps", "--out", dir, "--apps", "stencil4d"}, []string{`--apps: "stencil4d" is not allowed: must be among`})
 	expectRefused(t, "unknown topology", []string{"flow", "apps", "--out", dir, "--topologies", "hypercube"}, []string{`--topologies: "hypercube" is not allowed: must be among`})
 	expectRefused(t, "negative limit", []string{"flow", "apps", "--out", dir, "--run-limit", "-1s"}, []string{"--run-limit: -1s is not allowed: must be at least 0"})
+	expectRefused(t, "negative quantum", []string{"flow", "apps", "--out", dir, "--start-quantum", "-0.5"}, []string{"--start-quantum: -0.5 is not allowed: must be in [0, 1e300]"})
+	expectRefused(t, "NaN quantum", []string{"flow", "apps", "--out", dir, "--start-quantum", "NaN"}, []string{"--start-quantum: NaN is not allowed: must be in [0, 1e300]"})
 	expectRefused(t, "unknown routings", []string{"flow", "apps", "--out", dir, "--routings", "adaptive"}, []string{`--routings: "adaptive" is not allowed: must be one of both, single, multipath`})
 }
 

@@ -142,6 +142,7 @@ func newFlowAppsCmd() *cobra.Command {
 		apps, topos, merge  []string
 		limit               time.Duration
 		seed                uint64
+		quantum             float64
 	)
 	cmd := &cobra.Command{
 		Use:   "apps",
@@ -152,7 +153,8 @@ about 65,536) with their own routing, and on the fat tree, the thin trees and th
 paths too. Writes apps.csv, apps.json, normalized.png (execution time over the fat tree's, per application)
 and multipath.png (the single-path time over the multipath time) to --out. A run longer than --run-limit is
 stopped, reported as not finished (with the flows completed and the last one's time) and left out of the
-figures; the study goes on with the next run.`,
+figures; the study goes on with the next run. --start-quantum starts flows on a grid (a cheaper model whose
+error docs/flow.md measures, for runs whose cost is one solve per start time); the CSV and JSON record it.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
@@ -168,6 +170,9 @@ figures; the study goes on with the next run.`,
 			if limit < 0 {
 				return badInput(fmt.Errorf("--run-limit: %v is not allowed: must be at least 0 (0: no limit)", limit))
 			}
+			if !(quantum >= 0) || quantum > 1e300 {
+				return badInput(fmt.Errorf("--start-quantum: %v is not allowed: must be in [0, 1e300] (0: exact start times)", quantum))
+			}
 			if !slices.Contains([]string{scale.RoutingsBoth, scale.RoutingsSingle, scale.RoutingsMultipath}, routings) {
 				return badInput(fmt.Errorf("--routings: %q is not allowed: must be one of %s, %s, %s", routings, scale.RoutingsBoth, scale.RoutingsSingle, scale.RoutingsMultipath))
 			}
@@ -176,7 +181,7 @@ figures; the study goes on with the next run.`,
 			}
 			w := cmd.OutOrStdout()
 			ctx, stopped := onSignals(cmd.Context())
-			pts, err := scale.RunAppsWith(ctx, ts, as, scale.AppOptions{Seed: seed, RunLimit: limit, Routings: routings,
+			pts, err := scale.RunAppsWith(ctx, ts, as, scale.AppOptions{Seed: seed, RunLimit: limit, Routings: routings, StartQuantum: quantum,
 				Done: func(p scale.AppPoint) { fmt.Fprintln(w, appLine(p)) }})
 			sig := stopped()
 			if err != nil {
@@ -196,6 +201,7 @@ figures; the study goes on with the next run.`,
 	cmd.Flags().StringSliceVar(&topos, "topologies", nil, "only these topologies of the study (default all)")
 	cmd.Flags().StringSliceVar(&merge, "merge", nil, "run nothing: write the points of these directories' apps.json together, and their figures, to --out")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the random topologies")
+	cmd.Flags().Float64Var(&quantum, "start-quantum", 0, "round every flow's start time up to a multiple of this (0: exact; a cheaper model, see docs/flow.md)")
 	return cmd
 }
 
@@ -259,6 +265,9 @@ func appsStudy(size string, topos, apps []string) ([]scale.Topo, []workload.App,
 func appLine(p scale.AppPoint) string {
 	head := fmt.Sprintf("%-14s %-19s %-9s %9d flows  ", p.Topology, p.App, p.Routing, p.Flows)
 	times := fmt.Sprintf("(%.2f s, %.2f CPU-s)", p.Seconds, p.CPUSeconds)
+	if p.StartQuantum > 0 {
+		times += fmt.Sprintf(" starts on a grid of %g", p.StartQuantum)
+	}
 	if p.Unfinished {
 		return head + fmt.Sprintf("NOT FINISHED within the run limit: %d of %d flows completed, the last at time %.6g  %s", p.Completed, p.Flows, p.Reached, times)
 	}
@@ -279,11 +288,12 @@ func writeApps(dir string, pts []scale.AppPoint) error {
 	var b strings.Builder
 	cw := csv.NewWriter(&b)
 	_ = cw.Write([]string{"topology", "app", "routing", "multipath", "servers", "flows", "execution_time", "seconds", "cpu_seconds",
-		"finished", "reached", "completed"})
+		"finished", "reached", "completed", "start_quantum"})
 	for _, p := range pts {
 		_ = cw.Write([]string{p.Topology, p.App, p.Routing, strconv.FormatBool(p.Multipath), strconv.Itoa(p.Servers), strconv.Itoa(p.Flows),
 			strconv.FormatFloat(p.Makespan, 'g', -1, 64), strconv.FormatFloat(p.Seconds, 'g', 4, 64), strconv.FormatFloat(p.CPUSeconds, 'g', 4, 64),
-			strconv.FormatBool(!p.Unfinished), strconv.FormatFloat(p.Reached, 'g', -1, 64), strconv.Itoa(p.Completed)})
+			strconv.FormatBool(!p.Unfinished), strconv.FormatFloat(p.Reached, 'g', -1, 64), strconv.Itoa(p.Completed),
+			strconv.FormatFloat(p.StartQuantum, 'g', -1, 64)})
 	}
 	cw.Flush()
 	if err := writeFileAtomic(filepath.Join(dir, "apps.csv"), []byte(b.String())); err != nil {

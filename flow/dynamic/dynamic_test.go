@@ -319,3 +319,72 @@ func TestSequentialAllToAll(t *testing.T) {
 		}
 	}
 }
+
+// TestStartQuantum: A (0→1, size 1) ready at 0.3 and B (0→2, size 1.5)
+// ready at 0.7 share server 0's link; C (1→2, size 1) follows A after
+// 0.2 and shares switch 1's + link and the link to server 2 with B.
+//
+// Exact: A alone until 0.7 (0.6 left), then 1/2 each: A completes at
+// 1.9, B has 0.9 left; C is ready at 2.1, B alone meanwhile (0.7 left);
+// then 1/2 each: B completes at 3.5, C has 0.3 left, alone: 3.8.
+//
+// Starts on a grid of 0.5: A starts at 0.5, B at 1; A alone until 1 (0.5
+// left), then 1/2 each: A completes at 2, B has 1 left; C, ready at 2.2,
+// starts at 2.5, B alone meanwhile (0.5 left); then 1/2 each: B completes
+// at 3.5, C has 0.5 left, alone: 4.
+func TestStartQuantum(t *testing.T) {
+	flows := []Flow{
+		{Src: 0, Dst: 1, Size: 1, Start: 0.3},
+		{Src: 0, Dst: 2, Size: 1.5, Start: 0.7},
+		{Src: 1, Dst: 2, Size: 1, Deps: []int{0}, Delay: 0.2},
+	}
+	quantized := func(q float64) *Result {
+		t.Helper()
+		res, err := RunWith(ring(t, 1), flows, Options{StartQuantum: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	expectTimes(t, quantized(0), []float64{0.3, 0.7, 2.1}, []float64{1.9, 3.5, 3.8})
+	res := quantized(0.5)
+	expectTimes(t, res, []float64{0.5, 1, 2.5}, []float64{2, 3.5, 4})
+	if res.Batches != 6 {
+		t.Errorf("batches %d, want 6 (0.5, 1, 2, 2.5, 3.5, 4)", res.Batches)
+	}
+	// Three flows of size 1 over one link, ready at 0.1, 0.2 and 0.3, on
+	// a grid of 1: one batch starts them at 1, a third each, and one ends
+	// them at 4.
+	three := []Flow{{Src: 0, Dst: 1, Size: 1, Start: 0.1}, {Src: 0, Dst: 1, Size: 1, Start: 0.2}, {Src: 0, Dst: 1, Size: 1, Start: 0.3}}
+	res, err := RunWith(ring(t, 1), three, Options{StartQuantum: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expectTimes(t, res, []float64{1, 1, 1}, []float64{4, 4, 4})
+	if res.Batches != 2 {
+		t.Errorf("batches %d, want 2", res.Batches)
+	}
+	// A barrier (size 0) after them and a flow to its own source at 0.5
+	// cross no link: not delayed. The flow after the barrier, ready at
+	// 4.25, starts at 5 and completes at 6.
+	three = append(three, Flow{Src: 2, Dst: 3, Deps: []int{0, 1, 2}}, Flow{Src: 2, Dst: 2, Size: 1, Start: 0.5},
+		Flow{Src: 0, Dst: 1, Size: 1, Deps: []int{3}, Delay: 0.25})
+	if res, err = RunWith(ring(t, 1), three, Options{StartQuantum: 1}); err != nil {
+		t.Fatal(err)
+	}
+	expectTimes(t, res, []float64{1, 1, 1, 4, 0.5, 5}, []float64{4, 4, 4, 4, 0.5, 6})
+	// A grid finer than the gaps between events changes the times by
+	// less than its step.
+	res = quantized(0.1)
+	for i, want := range []float64{0.3, 0.7, 2.1} {
+		if k := res.Start[i] / 0.1; math.Abs(k-math.Round(k)) > 1e-9 || res.Start[i] < want || res.Start[i]-want > 1e-12 {
+			t.Errorf("flow %d starts at %v, want %v's grid point", i, res.Start[i], want)
+		}
+	}
+	expectTimes(t, res, []float64{0.3, 0.7, 2.1}, []float64{1.9, 3.5, 3.8})
+	for _, q := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if _, err := RunWith(ring(t, 1), flows, Options{StartQuantum: q}); err == nil || !strings.Contains(err.Error(), "dynamic start quantum: ") || !strings.Contains(err.Error(), "must be in [0, 1e300]") {
+			t.Errorf("quantum %v: error %v", q, err)
+		}
+	}
+}

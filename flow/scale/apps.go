@@ -158,6 +158,9 @@ type AppPoint struct {
 	Unfinished bool    `json:"unfinished,omitempty"`
 	Reached    float64 `json:"reached,omitempty"`   // unfinished: the time of the last completion before it stopped (0: none)
 	Completed  int     `json:"completed,omitempty"` // unfinished: the flows completed by then
+	// StartQuantum is the grid the run's start times were rounded up to
+	// (AppOptions.StartQuantum; 0: exact start times).
+	StartQuantum float64 `json:"start_quantum,omitempty"`
 }
 
 // Routings selects which of a topology's routings RunAppsWith runs.
@@ -175,8 +178,12 @@ type AppOptions struct {
 	// reported unfinished, and the study goes on with the next, so that
 	// one hopeless run cannot take the time of all the others.
 	RunLimit time.Duration
-	Routings string         // RoutingsBoth (also when empty), RoutingsSingle or RoutingsMultipath
-	Done     func(AppPoint) // called after each run, finished or not
+	// StartQuantum, if positive, starts the flows on a grid of that step
+	// (dynamic.Options.StartQuantum): a cheaper model, for the runs whose
+	// cost is one solve per start time. 0: exact start times.
+	StartQuantum float64
+	Routings     string         // RoutingsBoth (also when empty), RoutingsSingle or RoutingsMultipath
+	Done         func(AppPoint) // called after each run, finished or not
 }
 
 // RunApps runs every application on every topology with its own routing,
@@ -192,6 +199,9 @@ func RunApps(ctx context.Context, topos []Topo, apps []workload.App, seed uint64
 func RunAppsWith(ctx context.Context, topos []Topo, apps []workload.App, opt AppOptions) ([]AppPoint, error) {
 	if opt.RunLimit < 0 {
 		return nil, fmt.Errorf("run limit: %v is not allowed: must be at least 0 (0: no limit)", opt.RunLimit)
+	}
+	if q := opt.StartQuantum; !(q >= 0) || q > 1e300 {
+		return nil, fmt.Errorf("start quantum: %v is not allowed: must be in [0, 1e300] (0: exact start times)", q)
 	}
 	var out []AppPoint
 	for _, t := range topos {
@@ -212,7 +222,7 @@ func RunAppsWith(ctx context.Context, topos []Topo, apps []workload.App, opt App
 				if a.Tasks > net.Graph.NumServers() {
 					return out, fmt.Errorf("%s: %s needs %d servers, the network has %d", t.Name, a.Name(), a.Tasks, net.Graph.NumServers())
 				}
-				pt, err := runApp(ctx, net, a, opt.RunLimit)
+				pt, err := runApp(ctx, net, a, opt.RunLimit, opt.StartQuantum)
 				if err != nil {
 					return out, fmt.Errorf("%s %s: %w", t.Name, a.Name(), err)
 				}
@@ -248,9 +258,10 @@ func (t Topo) routings(sel string) ([]*spec.Routing, error) {
 	return nil, fmt.Errorf("routings: %q is not allowed: must be one of %s, %s, %s", sel, RoutingsBoth, RoutingsSingle, RoutingsMultipath)
 }
 
-// runApp builds the application's flows and simulates them, stopping when
-// limit (if positive) has passed since it began or ctx is cancelled.
-func runApp(ctx context.Context, net *spec.Network, a workload.App, limit time.Duration) (AppPoint, error) {
+// runApp builds the application's flows and simulates them (starts on a
+// grid of quantum, if positive), stopping when limit (if positive) has
+// passed since it began or ctx is cancelled.
+func runApp(ctx context.Context, net *spec.Network, a workload.App, limit time.Duration, quantum float64) (AppPoint, error) {
 	began, cpu0 := time.Now(), cpuSeconds()
 	flows, err := a.Flows()
 	if err != nil {
@@ -259,7 +270,7 @@ func runApp(ctx context.Context, net *spec.Network, a workload.App, limit time.D
 	interrupt := func() bool {
 		return ctx.Err() != nil || (limit > 0 && time.Since(began) > limit)
 	}
-	res, err := dynamic.RunWith(net.Router, flows, dynamic.Options{Interrupt: interrupt})
+	res, err := dynamic.RunWith(net.Router, flows, dynamic.Options{Interrupt: interrupt, StartQuantum: quantum})
 	if err != nil {
 		return AppPoint{}, err
 	}
@@ -267,7 +278,7 @@ func runApp(ctx context.Context, net *spec.Network, a workload.App, limit time.D
 		return AppPoint{}, fmt.Errorf("%d flows never completed", res.Unfinished)
 	}
 	pt := AppPoint{App: a.Name(), Routing: net.Router.Name(), Servers: net.Graph.NumServers(), Flows: len(flows),
-		Makespan: res.Makespan, Seconds: time.Since(began).Seconds(), CPUSeconds: cpuSeconds() - cpu0}
+		Makespan: res.Makespan, Seconds: time.Since(began).Seconds(), CPUSeconds: cpuSeconds() - cpu0, StartQuantum: quantum}
 	// The interrupt is asked after the last batch too: a run stopped with
 	// every flow completed is finished.
 	if left := countInf(res.Finish); res.Interrupted && left > 0 {

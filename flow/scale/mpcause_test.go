@@ -61,7 +61,7 @@ func TestMultipathStencilCause(t *testing.T) {
 					n++
 				}
 			}
-			pt, err := runApp(context.Background(), net, app, 0)
+			pt, err := runApp(context.Background(), net, app, 0, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

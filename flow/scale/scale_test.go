@@ -133,6 +133,9 @@ func TestRunAppsLimit(t *testing.T) {
 	if _, err := RunAppsWith(context.Background(), topos, apps, AppOptions{RunLimit: -time.Second}); err == nil || !strings.Contains(err.Error(), "run limit: -1s is not allowed: must be at least 0") {
 		t.Errorf("negative limit: %v", err)
 	}
+	if _, err := RunAppsWith(context.Background(), topos, apps, AppOptions{StartQuantum: -1}); err == nil || !strings.Contains(err.Error(), "start quantum: -1 is not allowed: must be in [0, 1e300]") {
+		t.Errorf("negative start quantum: %v", err)
+	}
 }
 
 // TestStudy64k: the topologies of the 64k study have the servers their
