@@ -546,11 +546,11 @@ func TestFlowAppsLimit(t *testing.T) {
 	if rows := appsRows(t, grid); len(rows) != 2 || rows[1][12] != "0.5" || rows[1][9] != "true" {
 		t.Errorf("apps.csv of starts on a grid: %q", rows)
 	}
-	if stdout, stderr, code = opasim(t, "flow", "apps", "--out", merged, "--merge", cut+","+whole); code != 0 {
+	if stdout, stderr, code = opasim(t, "flow", "apps", "--out", merged, "--merge", cut+","+whole+","+grid); code != 0 {
 		t.Fatalf("merge: exit %d: %s%s", code, stdout, stderr)
 	}
-	if rows := appsRows(t, merged); len(rows) != 4 || rows[3][1] != "sweep2d" || rows[3][9] != "true" {
-		t.Errorf("merged apps.csv (want a header, the 2 unfinished rows, the finished sweep): %q", rows)
+	if rows := appsRows(t, merged); len(rows) != 5 || rows[3][1] != "sweep2d" || rows[3][9] != "true" || rows[3][12] != "0" || rows[4][12] != "0.5" {
+		t.Errorf("merged apps.csv (want a header, the 2 unfinished rows, the finished sweep, the sweep on a grid of 0.5): %q", rows)
 	}
 	dir := t.TempDir()
 	expectRefused(t, "unknown size", []string{"flow", "apps", "--out", dir, "--servers", "1m"}, []string{`--servers: study size: "1m" is not allowed: must be one of 4k, 64k`})
