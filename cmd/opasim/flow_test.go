@@ -552,7 +552,28 @@ func TestFlowAppsLimit(t *testing.T) {
 	if rows := appsRows(t, merged); len(rows) != 5 || rows[3][1] != "sweep2d" || rows[3][9] != "true" || rows[3][12] != "0" || rows[4][12] != "0.5" {
 		t.Errorf("merged apps.csv (want a header, the 2 unfinished rows, the finished sweep, the sweep on a grid of 0.5): %q", rows)
 	}
+	// KSP-4 beside ECMP-4: the multipath figure has a bar series for each,
+	// the KSP one named by its routing.
+	both, ksp, two := t.TempDir(), t.TempDir(), t.TempDir()
+	if stdout, stderr, code = opasim(t, "flow", "apps", "--out", both, "--topologies", "jellyfish", "--apps", "sweep2d"); code != 0 {
+		t.Fatalf("both routings: exit %d: %s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = opasim(t, "flow", "apps", "--out", ksp, "--topologies", "jellyfish", "--apps", "sweep2d", "--routings", "multipath", "--multipath", "ksp")
+	if code != 0 || !strings.Contains(stdout, "ksp-4") {
+		t.Fatalf("ksp: exit %d: %s%s", code, stdout, stderr)
+	}
+	if stdout, stderr, code = opasim(t, "flow", "apps", "--out", two, "--merge", both+","+ksp); code != 0 {
+		t.Fatalf("merge: exit %d: %s%s", code, stdout, stderr)
+	}
+	svg, err := os.ReadFile(filepath.Join(two, "multipath.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(svg), "jellyfish ksp-4") || !strings.Contains(string(svg), "ECMP over 4 paths unless named") {
+		t.Errorf("multipath.svg of ECMP-4 and KSP-4 runs: no KSP series or title")
+	}
 	dir := t.TempDir()
+	expectRefused(t, "unknown multipath", []string{"flow", "apps", "--out", dir, "--multipath", "valiant"}, []string{`--multipath: "valiant" is not allowed: must be one of ecmp, ksp`})
 	expectRefused(t, "unknown size", []string{"flow", "apps", "--out", dir, "--servers", "1m"}, []string{`--servers: study size: "1m" is not allowed: must be one of 4k, 64k`})
 	expectRefused(t, "unknown app", []string{"flow", "apps", "--out", dir, "--apps", "stencil4d"}, []string{`--apps: "stencil4d" is not allowed: must be among`})
 	expectRefused(t, "unknown topology", []string{"flow", "apps", "--out", dir, "--topologies", "hypercube"}, []string{`--topologies: "hypercube" is not allowed: must be among`})

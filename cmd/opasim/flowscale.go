@@ -139,6 +139,7 @@ func writeScale(dir string, pts []scale.Point) error {
 func newFlowAppsCmd() *cobra.Command {
 	var (
 		out, size, routings string
+		multipath           string
 		apps, topos, merge  []string
 		limit               time.Duration
 		seed                uint64
@@ -150,7 +151,7 @@ func newFlowAppsCmd() *cobra.Command {
 		Long: `Runs each application model (stencil3d, sweep2d, nbody, mapreduce, unstructured, dcntraffic) on a 3D and a 6D
 torus, a fat tree, 2:1 and 4:1 thin trees, a dragonfly and a jellyfish of about 4,096 servers (--servers 64k:
 about 65,536) with their own routing, and on the fat tree, the thin trees and the jellyfish with ECMP over 4
-paths too. Writes apps.csv, apps.json, normalized.png (execution time over the fat tree's, per application)
+paths too (--multipath ksp: the 4 shortest paths instead). Writes apps.csv, apps.json, normalized.png (execution time over the fat tree's, per application)
 and multipath.png (the single-path time over the multipath time) to --out. A run longer than --run-limit is
 stopped, reported as not finished (with the flows completed and the last one's time) and left out of the
 figures; the study goes on with the next run. --start-quantum starts flows on a grid (a cheaper model whose
@@ -173,6 +174,9 @@ error docs/flow.md measures, for runs whose cost is one solve per start time); t
 			if !(quantum >= 0) || quantum > 1e300 {
 				return badInput(fmt.Errorf("--start-quantum: %v is not allowed: must be in [0, 1e300] (0: exact start times)", quantum))
 			}
+			if !slices.Contains([]string{scale.MultipathECMP, scale.MultipathKSP}, multipath) {
+				return badInput(fmt.Errorf("--multipath: %q is not allowed: must be one of %s, %s", multipath, scale.MultipathECMP, scale.MultipathKSP))
+			}
 			if !slices.Contains([]string{scale.RoutingsBoth, scale.RoutingsSingle, scale.RoutingsMultipath}, routings) {
 				return badInput(fmt.Errorf("--routings: %q is not allowed: must be one of %s, %s, %s", routings, scale.RoutingsBoth, scale.RoutingsSingle, scale.RoutingsMultipath))
 			}
@@ -181,7 +185,7 @@ error docs/flow.md measures, for runs whose cost is one solve per start time); t
 			}
 			w := cmd.OutOrStdout()
 			ctx, stopped := onSignals(cmd.Context())
-			pts, err := scale.RunAppsWith(ctx, ts, as, scale.AppOptions{Seed: seed, RunLimit: limit, Routings: routings, StartQuantum: quantum,
+			pts, err := scale.RunAppsWith(ctx, ts, as, scale.AppOptions{Seed: seed, RunLimit: limit, Routings: routings, StartQuantum: quantum, Multipath: multipath,
 				Done: func(p scale.AppPoint) { fmt.Fprintln(w, appLine(p)) }})
 			sig := stopped()
 			if err != nil {
@@ -196,6 +200,7 @@ error docs/flow.md measures, for runs whose cost is one solve per start time); t
 	cmd.Flags().StringVar(&out, "out", "", "directory for apps.csv, apps.json and the figures (required)")
 	cmd.Flags().StringVar(&size, "servers", scale.Study4k, "the study's size: "+strings.Join(scale.StudySizes(), " or ")+" servers (about)")
 	cmd.Flags().DurationVar(&limit, "run-limit", 0, "stop a run after this wall time and report it not finished (0: no limit)")
+	cmd.Flags().StringVar(&multipath, "multipath", scale.MultipathECMP, "the multipath routing: ecmp (over 4 paths) or ksp (the 4 shortest paths)")
 	cmd.Flags().StringVar(&routings, "routings", scale.RoutingsBoth, "which routings to run: both (each topology's own and its multipath one), single or multipath")
 	cmd.Flags().StringSliceVar(&apps, "apps", nil, "only these applications of the study (default all)")
 	cmd.Flags().StringSliceVar(&topos, "topologies", nil, "only these topologies of the study (default all)")
@@ -274,6 +279,10 @@ func appLine(p scale.AppPoint) string {
 	return head + fmt.Sprintf("execution time %12.6g  %s", p.Makespan, times)
 }
 
+// ecmpName is the study's own multipath routing's name: its bars are named
+// by topology alone.
+const ecmpName = "ecmp-4"
+
 // writeApps writes the points and the two figures: execution time over
 // the fat tree's (single path) per application, and the multipath
 // speed-up.
@@ -300,8 +309,9 @@ func writeApps(dir string, pts []scale.AppPoint) error {
 		return err
 	}
 	var apps, topos []string
+	multis := map[string][]string{} // per topology, its multipath routings in the order met
 	single := map[[2]string]float64{}
-	multi := map[[2]string]float64{}
+	multi := map[[3]string]float64{} // topology, routing, app
 	for _, p := range pts {
 		if !slices.Contains(apps, p.App) {
 			apps = append(apps, p.App)
@@ -309,31 +319,46 @@ func writeApps(dir string, pts []scale.AppPoint) error {
 		if !slices.Contains(topos, p.Topology) {
 			topos = append(topos, p.Topology)
 		}
+		if p.Multipath && !slices.Contains(multis[p.Topology], p.Routing) {
+			multis[p.Topology] = append(multis[p.Topology], p.Routing)
+		}
 		if p.Unfinished {
 			continue // not a result: no bar
 		}
 		if p.Multipath {
-			multi[[2]string{p.Topology, p.App}] = p.Makespan
+			multi[[3]string{p.Topology, p.Routing, p.App}] = p.Makespan
 		} else {
 			single[[2]string{p.Topology, p.App}] = p.Makespan
 		}
 	}
+	title := "Multipath (ECMP, 4 paths): speed-up over single-path routing"
+	for _, rs := range multis {
+		if slices.ContainsFunc(rs, func(r string) bool { return r != ecmpName }) {
+			title = "Multipath (ECMP over 4 paths unless named): speed-up over single-path routing"
+		}
+	}
 	norm := sweep.BarFigure{Title: "Execution time relative to the fat tree (single-path routing)", YLabel: "normalized execution time", Groups: apps}
-	speed := sweep.BarFigure{Title: "Multipath (ECMP, 4 paths): speed-up over single-path routing", YLabel: "single-path time / multipath time", Groups: apps}
+	speed := sweep.BarFigure{Title: title, YLabel: "single-path time / multipath time", Groups: apps}
 	for _, t := range topos {
 		ln := sweep.Line{Name: t}
-		lm := sweep.Line{Name: t}
-		hasMulti := false
 		for _, a := range apps {
-			base := single[[2]string{"fat-tree", a}]
-			ln.Y = append(ln.Y, single[[2]string{t, a}]/base)
-			m, ok := multi[[2]string{t, a}]
-			hasMulti = hasMulti || ok
-			lm.Y = append(lm.Y, single[[2]string{t, a}]/m)
+			ln.Y = append(ln.Y, single[[2]string{t, a}]/single[[2]string{"fat-tree", a}])
 		}
 		norm.Series = append(norm.Series, ln)
-		if hasMulti {
-			speed.Series = append(speed.Series, lm)
+		for _, r := range multis[t] {
+			lm := sweep.Line{Name: t}
+			if r != ecmpName {
+				lm.Name += " " + r
+			}
+			hasMulti := false
+			for _, a := range apps {
+				m, ok := multi[[3]string{t, r, a}]
+				hasMulti = hasMulti || ok
+				lm.Y = append(lm.Y, single[[2]string{t, a}]/m)
+			}
+			if hasMulti {
+				speed.Series = append(speed.Series, lm)
+			}
 		}
 	}
 	if _, err := sweep.WriteBars(norm, filepath.Join(dir, "normalized")); err != nil && err != sweep.ErrNoPoints {

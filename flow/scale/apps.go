@@ -163,6 +163,18 @@ type AppPoint struct {
 	StartQuantum float64 `json:"start_quantum,omitempty"`
 }
 
+// Multipath routings RunAppsWith can compare with single-path routing
+// (AppOptions.Multipath), on the topologies that have a multipath
+// routing in the study.
+const (
+	MultipathECMP = "ecmp" // the study's own: ECMP over 4 paths
+	MultipathKSP  = "ksp"  // the 4 shortest paths (Yen's), seed 001's KSP
+)
+
+// kspRouting is KSP-4 with a path cache large enough that a 64k study's
+// pairs are not dropped from it.
+var kspRouting = spec.Routing{Name: "ksp", Paths: 4, CacheMB: 1024}
+
 // Routings selects which of a topology's routings RunAppsWith runs.
 const (
 	RoutingsBoth      = "both"      // its own, and its multipath one if it has one
@@ -183,6 +195,7 @@ type AppOptions struct {
 	// cost is one solve per start time. 0: exact start times.
 	StartQuantum float64
 	Routings     string         // RoutingsBoth (also when empty), RoutingsSingle or RoutingsMultipath
+	Multipath    string         // MultipathECMP (also when empty) or MultipathKSP
 	Done         func(AppPoint) // called after each run, finished or not
 }
 
@@ -203,8 +216,17 @@ func RunAppsWith(ctx context.Context, topos []Topo, apps []workload.App, opt App
 	if q := opt.StartQuantum; !(q >= 0) || q > 1e300 {
 		return nil, fmt.Errorf("start quantum: %v is not allowed: must be in [0, 1e300] (0: exact start times)", q)
 	}
+	switch opt.Multipath {
+	case "", MultipathECMP, MultipathKSP:
+	default:
+		return nil, fmt.Errorf("multipath: %q is not allowed: must be one of %s, %s", opt.Multipath, MultipathECMP, MultipathKSP)
+	}
 	var out []AppPoint
 	for _, t := range topos {
+		if t.Multipath != nil && opt.Multipath == MultipathKSP {
+			ksp := kspRouting
+			t.Multipath = &ksp
+		}
 		routings, err := t.routings(opt.Routings)
 		if err != nil {
 			return out, err

@@ -3,6 +3,7 @@ package scale
 import (
 	"context"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,38 @@ func TestStudy64k(t *testing.T) {
 	}
 	if _, _, err := StudyOf("1m"); err == nil || !strings.Contains(err.Error(), `study size: "1m" is not allowed: must be one of 4k, 64k`) {
 		t.Errorf("unknown size: %v", err)
+	}
+}
+
+// TestRunAppsKSP: --multipath ksp runs the study's multipath comparison
+// with the 4 shortest paths instead of ECMP. On the 4k jellyfish the sweep
+// and n-body take what the 4k study's table (docs/flow.md) gives for
+// KSP-4 and for ECMP-4: 512,509 and 257,540 with KSP-4, 537,510 and
+// 257,540 with ECMP-4 (6 significant digits).
+func TestRunAppsKSP(t *testing.T) {
+	jf := StudyTopologies()[6]
+	apps := StudyApps()
+	if jf.Name != "jellyfish" || apps[1].Kind != workload.Sweep2D || apps[2].Kind != workload.NBody {
+		t.Fatalf("the study changed: %s, %s, %s", jf.Name, apps[1].Name(), apps[2].Name())
+	}
+	for _, c := range []struct {
+		multipath, routing string
+		want               []float64
+	}{{MultipathKSP, "ksp-4", []float64{512509, 257540}}, {MultipathECMP, "ecmp-4", []float64{537510, 257540}}} {
+		pts, err := RunAppsWith(context.Background(), []Topo{jf}, apps[1:3], AppOptions{Seed: 1, Routings: RoutingsMultipath, Multipath: c.multipath})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pts) != 2 {
+			t.Fatalf("%s: %d points", c.multipath, len(pts))
+		}
+		for i, p := range pts {
+			if got, _ := strconv.ParseFloat(strconv.FormatFloat(p.Makespan, 'g', 6, 64), 64); !p.Multipath || p.Routing != c.routing || got != c.want[i] {
+				t.Errorf("%s %s: routing %s multipath %v, time %v; want %s, %v", c.multipath, p.App, p.Routing, p.Multipath, p.Makespan, c.routing, c.want[i])
+			}
+		}
+	}
+	if _, err := RunAppsWith(context.Background(), []Topo{jf}, apps[1:2], AppOptions{Multipath: "valiant"}); err == nil || !strings.Contains(err.Error(), `multipath: "valiant" is not allowed: must be one of ecmp, ksp`) {
+		t.Errorf("unknown multipath: %v", err)
 	}
 }
