@@ -382,6 +382,12 @@ func TestStartQuantum(t *testing.T) {
 		}
 	}
 	expectTimes(t, res, []float64{0.3, 0.7, 2.1}, []float64{1.9, 3.5, 3.8})
+	// A grid finer than the times' precision leaves them as they are
+	// (t/q beyond float64's range), instead of starting a flow at +Inf.
+	late := []Flow{{Src: 0, Dst: 1, Size: 1, Start: 1e10}}
+	if res, err := RunWith(ring(t, 1), late, Options{StartQuantum: 1e-300}); err != nil || res.Start[0] != 1e10 || res.Finish[0] != 1e10+1 {
+		t.Errorf("grid of 1e-300, start 1e10: %+v, %v", res, err)
+	}
 	for _, q := range []float64{-1, math.NaN(), math.Inf(1)} {
 		if _, err := RunWith(ring(t, 1), flows, Options{StartQuantum: q}); err == nil || !strings.Contains(err.Error(), "dynamic start quantum: ") || !strings.Contains(err.Error(), "must be in [0, 1e300]") {
 			t.Errorf("quantum %v: error %v", q, err)

@@ -474,9 +474,13 @@ func (e *Engine) schedule(i int32, t float64) {
 }
 
 // onGrid returns the least multiple k·q of q (k an integer) that is at
-// least t.
+// least t, or t itself where t/q is beyond float64's range (a grid that
+// fine is no grid at all).
 func onGrid(t, q float64) float64 {
 	k := math.Ceil(t / q)
+	if math.IsInf(k, 0) {
+		return t
+	}
 	if g := k * q; g >= t {
 		return g
 	}
