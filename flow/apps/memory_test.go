@@ -60,45 +60,47 @@ func bytesPerActiveFlow(t testing.TB, w dynamic.Workload, at float64) (float64, 
 }
 
 // Bytes a running single-path flow holds, by construction: its slot
-// (24) and state word (4) and its path record (24), in paged arrays
-// (pagedBytes), the solver's rate and path reference (16); and per link
-// of its path 6: the link in the solver's path store (2, the tree having
-// fewer than 2^15 links) and the flow's entry in the link's user list
-// (4). A path alone in its completion bucket adds loneBucketBytes: the
-// bucket's heap entry (12: time and id), heap position (4) and path
-// (4), its time made being kept in the path record. A flow re-solved
-// with a link left inactive adds nothing: its position in the share
-// heap is among the 8 bytes a link the solver reserves when it is made,
-// for the first flows as many as links, and its position in the
-// deadline heap is kept in its rate (the heap's key holds the rate).
-// growSlack is what grow.Append and the user lists' growth (by an
-// eighth) may leave unused on top.
+// (24: start time, tag, generation, dependants, state) and its path
+// record (8: owner and completion index), in paged arrays (pagedBytes),
+// the solver's rate and path reference (16); and per link of its path 6:
+// the link in the solver's path store (2, the tree having fewer than
+// 2^15 links) and the flow's entry in the link's user list (4). A path
+// alone in the completion heap adds its entry there (12: time and id,
+// loneBytes); a path in a group of paths completing at one time adds its
+// member record instead (16: path, group and two list links,
+// memberBytes), the group's heap entry being shared. A flow re-solved
+// with a link left inactive adds nothing: its position in the share heap
+// is among the 8 bytes a link the solver reserves when it is made, for
+// the first flows as many as links, and its position in the deadline
+// heap is kept in its rate (the heap's key holds the rate).
 const (
-	pagedBytes      = 24 + 4 + 24
-	flowBytes       = pagedBytes + 16
-	linkBytes       = 2 + 4
-	loneBucketBytes = 12 + 4 + 4
-	growSlack       = 1.125
+	pagedBytes  = 24 + 8
+	flowBytes   = pagedBytes + 16
+	linkBytes   = 2 + 4
+	loneBytes   = 12
+	memberBytes = 16
 )
 
 // TestMemoryPerActiveFlow measures the live heap a run holds per active
 // flow — the engine's records, the solver's, paths, user lists, heaps,
 // free lists and the workload's state, with the slack of their arrays —
 // and checks it against the records' sizes: at least what the flows'
-// records take. For uniform traffic, where every flow is alone in its
-// completion bucket, the records include loneBucketBytes a flow, and the
-// bound above is growSlack times the records (the solver's scratch
-// arrays are still at twice the most flows a solve re-solved in the last
-// window). For FCFS it is tighter: an eighth more for the records
-// not in pages and a byte for the pages (the page left unused and the
-// pages' headers).
+// records take, and at most an eighth more for the records not in pages
+// (arrays grow by an eighth) and a byte for the pages (the page left
+// unused and the pages' headers) — and, for uniform traffic, a quarter
+// of the user lists' entries (a list gives back its slack once it is a
+// quarter too long) and the solver's scratch arrays, of at most 1,024
+// entries each before they are trimmed (about 4 bytes a flow at this
+// size).
 //
 // FCFS reference with all 64 applications running (258,048 flows at
 // time 500): each task sends 15 flows of 2 links inside its leaf and 48
-// of 4 links, a mean of 222/63 links. Closed-loop uniform traffic (16,384
-// flows at time 2), destinations uniform over the 4,095 other servers:
-// 15 of them 2 links away, 240 4 links, 3,840 6 links, a mean of
-// 24,030/4,095.
+// of 4 links, a mean of 222/63 links; an application's flows complete
+// in groups. Closed-loop uniform traffic (16,384 flows at time 10, when
+// every flow has been replaced about twice and the user lists have
+// settled), destinations uniform over the 4,095 other servers: 15 of
+// them 2 links away, 240 4 links, 3,840 6 links, a mean of 24,030/4,095;
+// every flow alone in the heap.
 func TestMemoryPerActiveFlow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 258,048 flows")
@@ -108,8 +110,8 @@ func TestMemoryPerActiveFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, n := bytesPerActiveFlow(t, w, 500)
-	lo := flowBytes + linkBytes*222.0/63
-	hi := lo + (lo-pagedBytes)*(growSlack-1) + 1
+	lo := flowBytes + memberBytes + linkBytes*222.0/63
+	hi := lo + (lo-pagedBytes)/8 + 1
 	t.Logf("FCFS: %d active flows, %.1f bytes each (records %.1f)", n, b, lo)
 	if n != 64*4032 || b < lo || b > hi {
 		t.Errorf("FCFS: %d active flows, %.1f bytes each: want 258048, in [%.1f, %.1f]", n, b, lo, hi)
@@ -118,10 +120,12 @@ func TestMemoryPerActiveFlow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, n = bytesPerActiveFlow(t, u, 2)
-	lo = flowBytes + linkBytes*24030.0/4095 + loneBucketBytes
+	b, n = bytesPerActiveFlow(t, u, 10)
+	links := 24030.0 / 4095
+	lo = flowBytes + loneBytes + linkBytes*links
+	hi = lo + (lo-pagedBytes)/8 + 1 + 4*links/4 + 4
 	t.Logf("uniform: %d active flows, %.1f bytes each (records %.1f)", n, b, lo)
-	if n != 16384 || b < lo || b > lo*growSlack {
-		t.Errorf("uniform: %d active flows, %.1f bytes each: want 16384, in [%.1f, %.1f]", n, b, lo, lo*growSlack)
+	if n != 16384 || b < lo || b > hi {
+		t.Errorf("uniform: %d active flows, %.1f bytes each: want 16384, in [%.1f, %.1f]", n, b, lo, hi)
 	}
 }

@@ -75,17 +75,17 @@ type Stats struct {
 	Interrupted bool
 }
 
-// slot is the engine's record of one added flow, until it is done.
-// 24 bytes, and 4 more in Engine.x (its state); both arrays are paged
-// (grow.Pages), as is that of the paths.
+// slot is the engine's record of one added flow, until it is done: 24
+// bytes, in a paged array (grow.Pages), as are the paths'.
 type slot struct {
-	tag   int64
 	start float64 // waiting: when it becomes ready, so far; running: its start time
+	tag   int32   // Flow.Tag (Add checks that it fits)
 	gen   uint32
 	after int32 // head of the list of flows depending on it (edges), -1 if none
+	x     int32 // its state, below
 }
 
-// A flow's state, in Engine.x: free (xFree); reported never to complete
+// A flow's state, slot.x: free (xFree); reported never to complete
 // and kept so later dependants learn it (xNever); waiting — dependencies
 // outstanding, or waiting for its start time — with pending record p
 // (waitX(p), below -1); running with n paths still running (n >= 0).
@@ -113,33 +113,6 @@ type pending struct {
 // edge is one dependency: flow to waits for the list's owner.
 type edge struct{ to, next int32 }
 
-// sub is one running path of a flow: a max-min solver flow, and a member
-// of the bucket of paths predicted to complete at one time. 24 bytes; its
-// rate is the solver's. Its remaining size is as of the time its bucket
-// was made (every path of a bucket joined it then), or of any time if it
-// has no bucket (its rate is then 0).
-//
-// A path alone in its bucket keeps that time in next and prev (made);
-// the paths of a bucket of several form a doubly linked list by next and
-// prev, and the bucket's group record keeps the time.
-type sub struct {
-	remaining  float64
-	owner      int32 // slot
-	bucket     int32 // -1: none (rate 0, or completing)
-	next, prev int32
-}
-
-// made returns the time alone path s's bucket was made.
-func (s *sub) made() float64 {
-	return math.Float64frombits(uint64(uint32(s.next)) | uint64(uint32(s.prev))<<32)
-}
-
-// setMade makes s a path alone in its bucket, made at t.
-func (s *sub) setMade(t float64) {
-	b := math.Float64bits(t)
-	s.next, s.prev = int32(uint32(b)), int32(uint32(b>>32))
-}
-
 // Engine is the dynamic engine: it runs the flows a Workload adds.
 // Not safe for concurrent use; Run may be called once.
 type Engine struct {
@@ -156,7 +129,6 @@ type Engine struct {
 	err       error
 
 	slots    grow.Pages[slot]
-	x        grow.Pages[int32] // per slot, its state (xFree, ...)
 	freeSlot []int32
 	pend     []pending
 	freePend []int32
@@ -167,17 +139,16 @@ type Engine struct {
 	starts  iheap.Heap      // slot → the time it becomes ready, when after now
 	ready   []int32         // slots ready now, first in first out
 	readyAt int
-	buckets iheap.Heap // bucket → the completion time of its paths
-	// per bucket, its path if that is alone in it (>= 0), or ^g for
-	// group record g if it has several
-	bhead  []int32
-	freeB  []int32
-	ghead  []int32   // per group record, its bucket's first path
-	gmade  []float64 // per group record, when its bucket was made (its paths' remaining sizes are as of then)
-	freeG  []int32
-	wakes  timeHeap
-	doomed []int32 // slots to report as never completing
-	doomAt int
+	done    doneHeap // scheduled paths and groups by predicted completion
+	members []member
+	freeM   []int32
+	groups  []group
+	freeGr  []int32
+	rest    []float64 // parked paths' remaining sizes
+	freeR   []uint32
+	wakes   timeHeap
+	doomed  []int32 // slots to report as never completing
+	doomAt  int
 
 	// the flow being routed, for onPath
 	cur      int32
@@ -285,6 +256,9 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 	if err := e.solver.CheckClass(f.Class); err != nil {
 		return 0, fmt.Errorf("dynamic add: %w", err)
 	}
+	if f.Tag != int64(int32(f.Tag)) {
+		return 0, fmt.Errorf("dynamic add tag: %d is not allowed: must be in [%d, %d]", f.Tag, math.MinInt32, math.MaxInt32)
+	}
 	ready := max(f.Start, e.now)
 	waiting, never := int32(0), false
 	for k, d := range after {
@@ -294,9 +268,9 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 		}
 		o := e.slots.At(ds)
 		switch {
-		case dg < o.gen || *e.x.At(ds) == xFree:
+		case dg < o.gen || e.slots.At(ds).x == xFree:
 			ready = max(ready, e.now+f.Delay)
-		case *e.x.At(ds) == xNever:
+		case e.slots.At(ds).x == xNever:
 			never = true
 		default:
 			waiting++
@@ -306,12 +280,12 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 	p := e.allocPend()
 	e.pend[p] = pending{src: f.Src, dst: f.Dst, size: f.Size, delay: f.Delay, rateCap: f.RateCap, waiting: waiting, class: f.Class}
 	s := e.slots.At(id)
-	s.tag, s.start, s.after = f.Tag, ready, -1
-	*e.x.At(id) = waitX(p)
+	s.tag, s.start, s.after = int32(f.Tag), ready, -1
+	e.slots.At(id).x = waitX(p)
 	ref := makeRef(id, s.gen)
 	if waiting > 0 {
 		for _, d := range after {
-			if o := e.slots.At(d.slot()); d.gen() == o.gen && isWaitOrRun(*e.x.At(d.slot())) {
+			if o := e.slots.At(d.slot()); d.gen() == o.gen && isWaitOrRun(e.slots.At(d.slot()).x) {
 				o.after = e.allocEdge(id, o.after)
 			}
 		}
@@ -374,8 +348,8 @@ func (e *Engine) next() (float64, bool) {
 		return e.now, true
 	}
 	t := math.Inf(1)
-	if e.buckets.Len() > 0 {
-		_, t = e.buckets.Min()
+	if e.done.len() > 0 {
+		t = e.done.keys[0]
 	}
 	if e.starts.Len() > 0 {
 		_, st := e.starts.Min()
@@ -394,29 +368,8 @@ func (e *Engine) next() (float64, bool) {
 func (e *Engine) batch(t float64) {
 	e.now = t
 	e.stats.Batches++
-	for e.err == nil && e.buckets.Len() > 0 {
-		b, bt := e.buckets.Min()
-		if bt != t {
-			break
-		}
-		e.buckets.Pop()
-		sid := e.bhead[b]
-		e.freeB = append(e.freeB, b)
-		if sid >= 0 {
-			s := e.subs.At(sid)
-			s.bucket, s.next, s.prev = -1, -1, -1
-			e.finishSub(maxmin.FlowID(sid))
-			continue
-		}
-		g := ^sid
-		sid = e.ghead[g]
-		e.freeG = append(e.freeG, g)
-		for sid >= 0 && e.err == nil {
-			next := e.subs.At(sid).next
-			e.subs.At(sid).bucket = -1
-			e.finishSub(maxmin.FlowID(sid))
-			sid = next
-		}
+	for e.err == nil && e.done.len() > 0 && e.done.keys[0] == t {
+		e.complete1(e.pop())
 	}
 	for e.err == nil {
 		switch {
@@ -462,7 +415,7 @@ func (e *Engine) call(err error) {
 // so a barrier is not delayed).
 func (e *Engine) schedule(i int32, t float64) {
 	if e.quantum > 0 {
-		if p := &e.pend[pendOf(*e.x.At(i))]; p.size > 0 && p.src != p.dst {
+		if p := &e.pend[pendOf(e.slots.At(i).x)]; p.size > 0 && p.src != p.dst {
 			t = onGrid(t, e.quantum)
 		}
 	}
@@ -490,10 +443,10 @@ func onGrid(t, q float64) float64 {
 // start routes flow i and adds its paths to the solver.
 func (e *Engine) start(i int32) {
 	s := e.slots.At(i)
-	k := pendOf(*e.x.At(i))
+	k := pendOf(e.slots.At(i).x)
 	p := e.pend[k]
 	e.freePend = append(e.freePend, k)
-	s.start, *e.x.At(i) = e.now, 0
+	s.start, e.slots.At(i).x = e.now, 0
 	if p.size == 0 || p.src == p.dst {
 		e.complete(i)
 		return
@@ -502,7 +455,7 @@ func (e *Engine) start(i int32) {
 	err := e.r.Route(p.src, p.dst, e.onPathF)
 	switch {
 	case errors.Is(err, route.ErrNoPath) && e.noPathErr:
-		e.call(&NoPathError{Tag: s.tag, Src: p.src, Dst: p.dst, At: e.now})
+		e.call(&NoPathError{Tag: int64(s.tag), Src: p.src, Dst: p.dst, At: e.now})
 	case errors.Is(err, route.ErrNoPath):
 		e.doom(i)
 	case err != nil:
@@ -524,19 +477,21 @@ func (e *Engine) onPath(links []int32, share float64) {
 	for int(id) >= e.subs.Len() {
 		e.subs.Append(sub{})
 	}
-	*e.subs.At(int32(id)) = sub{remaining: e.curSize * share, owner: e.cur, bucket: -1, next: -1, prev: -1}
-	*e.x.At(e.cur)++
+	*e.subs.At(int32(id)) = sub{own: ^e.cur, k: e.park(e.curSize * share)}
+	e.slots.At(e.cur).x++
 }
 
-func (e *Engine) finishSub(id maxmin.FlowID) {
-	s := e.subs.At(int32(id))
-	s.remaining = 0
-	if err := e.solver.RemoveFlow(id); err != nil {
+// finishSub removes path id, just taken out of the completion heap, from
+// the solver; its flow completes with its last path.
+func (e *Engine) finishSub(id int32) {
+	s := e.subs.At(id)
+	s.own, s.k = ^s.own, noRest
+	if err := e.solver.RemoveFlow(maxmin.FlowID(id)); err != nil {
 		e.call(err)
 		return
 	}
-	o := s.owner
-	x := e.x.At(o)
+	o := s.owner()
+	x := &e.slots.At(o).x
 	if *x--; *x == 0 {
 		e.complete(o)
 	}
@@ -549,8 +504,8 @@ func (e *Engine) complete(i int32) {
 		j, next := e.edges[k].to, e.edges[k].next
 		e.freeEdgeAt(k)
 		k = next
-		if sj := e.slots.At(j); isWaiting(*e.x.At(j)) {
-			p := &e.pend[pendOf(*e.x.At(j))]
+		if sj := e.slots.At(j); isWaiting(e.slots.At(j).x) {
+			p := &e.pend[pendOf(e.slots.At(j).x)]
 			sj.start = max(sj.start, e.now+p.delay)
 			if p.waiting--; p.waiting == 0 {
 				e.schedule(j, sj.start)
@@ -558,8 +513,8 @@ func (e *Engine) complete(i int32) {
 		}
 	}
 	s := e.slots.At(i)
-	d := Done{Ref: makeRef(i, s.gen), Tag: s.tag, Start: s.start, Finish: e.now}
-	s.after, *e.x.At(i) = -1, xFree
+	d := Done{Ref: makeRef(i, s.gen), Tag: int64(s.tag), Start: s.start, Finish: e.now}
+	s.after, e.slots.At(i).x = -1, xFree
 	e.freeSlot = append(e.freeSlot, i)
 	e.active--
 	e.stats.Completed++
@@ -569,10 +524,10 @@ func (e *Engine) complete(i int32) {
 
 // doom marks flow i as never completing; drain reports it.
 func (e *Engine) doom(i int32) {
-	if isWaiting(*e.x.At(i)) {
-		e.freePend = append(e.freePend, pendOf(*e.x.At(i)))
+	if isWaiting(e.slots.At(i).x) {
+		e.freePend = append(e.freePend, pendOf(e.slots.At(i).x))
 	}
-	*e.x.At(i) = xNever
+	e.slots.At(i).x = xNever
 	e.doomed = append(e.doomed, i)
 }
 
@@ -585,7 +540,7 @@ func (e *Engine) drain() {
 			j, next := e.edges[k].to, e.edges[k].next
 			e.freeEdgeAt(k)
 			k = next
-			if isWaiting(*e.x.At(j)) {
+			if isWaiting(e.slots.At(j).x) {
 				e.slots.At(j).start = math.Inf(1)
 				e.doom(j)
 			}
@@ -594,7 +549,7 @@ func (e *Engine) drain() {
 		s.after = -1
 		e.active--
 		e.stats.Unfinished++
-		e.call(e.w.FlowDone(e, Done{Ref: makeRef(i, s.gen), Tag: s.tag, Start: s.start, Finish: math.Inf(1)}))
+		e.call(e.w.FlowDone(e, Done{Ref: makeRef(i, s.gen), Tag: int64(s.tag), Start: s.start, Finish: math.Inf(1)}))
 	}
 	if e.doomAt == len(e.doomed) {
 		e.doomed, e.doomAt = e.doomed[:0], 0
@@ -603,33 +558,40 @@ func (e *Engine) drain() {
 
 // solve re-solves the rates the batch's changes touched and reschedules
 // every path whose rate changed: its remaining size is brought up to now
-// at its old rate, and it joins the bucket of its new predicted
-// completion (paths rescheduled one after another with equal completion
-// times share a bucket). A path whose rate did not change keeps its
+// at its old rate, and its predicted completion is set anew (or it is
+// parked, at rate 0). A path whose rate did not change keeps its
 // predicted completion.
 func (e *Engine) solve() {
 	changed := e.solver.Solve()
 	prev := e.solver.Previous()
 	e.stats.Resolved += int64(e.solver.Recomputed())
 	e.stats.Changed += int64(len(changed))
-	lastB, lastT, tail := int32(-1), 0.0, int32(-1)
-	for i, id := range changed {
-		s := e.subs.At(int32(id))
-		if s.bucket >= 0 {
-			// A path without a bucket had rate 0 (prev[i] is 0).
-			s.remaining = max(s.remaining-prev[i]*(e.now-e.madeOf(s)), 0)
+	last, lastT := int32(-1), 0.0
+	for i, fid := range changed {
+		id := int32(fid)
+		s := e.subs.At(id)
+		var r float64
+		if s.own < 0 {
+			r = e.rest[s.k]
+			e.freeR = append(e.freeR, s.k)
+			s.own = ^s.own
+		} else {
+			// Its rate was prev[i] since its completion was set.
+			r = max((e.done.keys[e.due(s)]-e.now)*prev[i], 0)
+			e.unschedule(s)
 		}
-		rate := e.solver.Rate(id)
-		e.unlink(int32(id))
-		if rate > 0 {
-			t := e.now + s.remaining/rate
-			if lastB < 0 || t != lastT {
-				lastB, lastT = e.newBucket(t, int32(id)), t
-			} else {
-				e.join(int32(id), lastB, tail)
-			}
-			tail = int32(id)
+		rate := e.solver.Rate(fid)
+		if !(rate > 0) {
+			s.own, s.k = ^s.own, e.park(r)
+			continue
 		}
+		if t := e.now + r/rate; last >= 0 && t == lastT {
+			e.join(id, last)
+		} else {
+			e.push(id, t)
+			lastT = t
+		}
+		last = id
 	}
 	e.trim()
 }
@@ -639,8 +601,8 @@ func (e *Engine) solve() {
 // window): the pending records if no flow waits, the ready and doomed
 // queues, and the heaps' entry arrays. Slots, paths and buckets are
 // reused from free lists instead: their arrays stay at the most flows
-// and buckets held at once (the slots' and paths' in pages, grow.Pages,
-// so that they leave at most a page unused).
+// held at once, in pages (grow.Pages), so that they leave at most a page
+// unused.
 func (e *Engine) trim() {
 	if e.trims++; e.trims < grow.Window {
 		return
@@ -649,92 +611,17 @@ func (e *Engine) trim() {
 		e.pend, e.freePend = nil, nil
 	}
 	e.freePend = grow.Shrink(e.freePend, len(e.pend))
+	if len(e.freeR) == len(e.rest) && grow.Oversized(cap(e.rest), 0) {
+		e.rest, e.freeR = nil, nil
+	}
+	e.freeR = grow.Shrink(e.freeR, len(e.rest))
 	e.ready = grow.Shrink(e.ready, e.peakReady)
 	if e.doomAt == 0 {
 		e.doomed = grow.Shrink(e.doomed, 0)
 	}
 	e.starts.Trim()
-	e.buckets.Trim()
+	e.done.trim()
 	e.trims, e.peakReady = 0, 0
-}
-
-// newBucket makes a bucket of completion time t for path id alone, and
-// returns it.
-func (e *Engine) newBucket(t float64, id int32) int32 {
-	var b int32
-	if n := len(e.freeB); n > 0 {
-		b = e.freeB[n-1]
-		e.freeB = e.freeB[:n-1]
-	} else {
-		b = int32(len(e.bhead))
-		e.bhead = append(e.bhead, -1)
-	}
-	e.bhead[b] = id
-	s := e.subs.At(id)
-	s.bucket = b
-	s.setMade(e.now)
-	e.buckets.Set(b, t)
-	return b
-}
-
-// join appends path id to bucket b, made now, whose last path is tail;
-// a bucket of one path gets a group record. Paths join only the bucket
-// made last, so solve keeps its tail.
-func (e *Engine) join(id, b, tail int32) {
-	if h := e.bhead[b]; h >= 0 {
-		var g int32
-		if n := len(e.freeG); n > 0 {
-			g = e.freeG[n-1]
-			e.freeG = e.freeG[:n-1]
-		} else {
-			g = int32(len(e.ghead))
-			e.ghead = append(e.ghead, -1)
-			e.gmade = append(e.gmade, 0)
-		}
-		e.ghead[g], e.gmade[g] = h, e.now
-		e.subs.At(h).next, e.subs.At(h).prev = -1, -1
-		e.bhead[b] = ^g
-	}
-	s := e.subs.At(id)
-	s.bucket, s.next, s.prev = b, -1, tail
-	e.subs.At(tail).next = id
-}
-
-// madeOf returns when the bucket of path s (which has one) was made.
-func (e *Engine) madeOf(s *sub) float64 {
-	if h := e.bhead[s.bucket]; h < 0 {
-		return e.gmade[^h]
-	}
-	return s.made()
-}
-
-// unlink takes path id out of its bucket, dropping the bucket if empty.
-func (e *Engine) unlink(id int32) {
-	s := e.subs.At(id)
-	b := s.bucket
-	if b < 0 {
-		return
-	}
-	h := e.bhead[b]
-	if h < 0 {
-		g := ^h
-		if s.prev >= 0 {
-			e.subs.At(s.prev).next = s.next
-		} else {
-			e.ghead[g] = s.next
-		}
-		if s.next >= 0 {
-			e.subs.At(s.next).prev = s.prev
-		}
-		if e.ghead[g] >= 0 {
-			s.bucket, s.next, s.prev = -1, -1, -1
-			return
-		}
-		e.freeG = append(e.freeG, g)
-	}
-	s.bucket, s.next, s.prev = -1, -1, -1
-	e.buckets.Remove(b)
-	e.freeB = append(e.freeB, b)
 }
 
 func (e *Engine) allocSlot() int32 {
@@ -743,11 +630,23 @@ func (e *Engine) allocSlot() int32 {
 		i = e.freeSlot[n-1]
 		e.freeSlot = e.freeSlot[:n-1]
 	} else {
-		i = e.slots.Append(slot{})
-		e.x.Append(xFree)
+		i = e.slots.Append(slot{x: xFree})
 	}
 	e.slots.At(i).gen++
 	return i
+}
+
+// park keeps the remaining size r of a path being parked and returns
+// its index in rest.
+func (e *Engine) park(r float64) uint32 {
+	if n := len(e.freeR); n > 0 {
+		k := e.freeR[n-1]
+		e.freeR = e.freeR[:n-1]
+		e.rest[k] = r
+		return k
+	}
+	e.rest = append(e.rest, r)
+	return uint32(len(e.rest) - 1)
 }
 
 func (e *Engine) allocPend() int32 {

@@ -236,6 +236,7 @@ func TestAddErrors(t *testing.T) {
 		{Flow{Src: 0, Dst: 1}, []Ref{a + 1}, "dynamic add after[0]: 4294967297 is not allowed: must be a flow added before"},
 		{Flow{Src: 0, Dst: 1}, []Ref{a, a + 1<<32}, "dynamic add after[1]"},
 		{Flow{Src: 0, Dst: 1}, []Ref{-1}, "dynamic add after[0]: -1 is not allowed"},
+		{Flow{Src: 0, Dst: 1, Tag: 1 << 31}, nil, "dynamic add tag: 2147483648 is not allowed: must be in [-2147483648, 2147483647]"},
 	} {
 		if _, err := e.Add(c.f, c.after); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v after %v: %v, want %q", c.f, c.after, err, c.want)
@@ -327,5 +328,75 @@ func TestBurstTrimmed(t *testing.T) {
 	}
 	if e.slots.Len() != n {
 		t.Errorf("%d slots, want %d", e.slots.Len(), n)
+	}
+}
+
+// TestCompletionGroups: on an 8-node ring, A (0→1), B (2→3) and C (4→5)
+// use disjoint links, each alone at rate 1 with size 4: they get one
+// completion time, 4, in one solve, and so one heap entry (a group of
+// three). At 1, D (size 1) joins one of them, X: both run at 1/2; D
+// completes at 1 + 1/(1/2) = 3, X has 4 − 1 − 1 = 2 left and runs alone
+// again at 1: 5. The two others still complete at 4, in the order they
+// joined the group. X is the group's first, middle or last path, or all
+// three get a D (the group is left empty and gone).
+func TestCompletionGroups(t *testing.T) {
+	tor, err := graph.NewTorus([]int{8}, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := route.NewDOR(tor)
+	for _, c := range []struct {
+		joined []int32 // sources of the paths D joins
+		want   string
+	}{
+		{[]int32{0}, "10@1-3 1@0-4 2@0-4 0@0-5"},
+		{[]int32{2}, "12@1-3 0@0-4 2@0-4 1@0-5"},
+		{[]int32{4}, "14@1-3 0@0-4 1@0-4 2@0-5"},
+		{[]int32{0, 2, 4}, "10@1-3 12@1-3 14@1-3 0@0-5 1@0-5 2@0-5"},
+	} {
+		e := newEngine(t, r)
+		var rec record
+		var entries []int
+		w := funcs{
+			init: func(e *Engine) error {
+				for i := range int32(3) {
+					mustAdd(t, e, Flow{Src: 2 * i, Dst: 2*i + 1, Size: 4, Tag: int64(i)})
+				}
+				return e.WakeAt(1)
+			},
+			done: rec.done,
+			wake: func(e *Engine) error {
+				entries = append(entries, e.done.len(), len(e.groups)-len(e.freeGr))
+				for _, s := range c.joined {
+					mustAdd(t, e, Flow{Src: s, Dst: s + 1, Size: 1, Tag: 10 + int64(s)})
+				}
+				return e.WakeAt(2)
+			},
+		}
+		w.wake = func(wake func(*Engine) error) func(*Engine) error {
+			return func(e *Engine) error {
+				if e.Now() == 2 {
+					entries = append(entries, e.done.len(), len(e.groups)-len(e.freeGr))
+					return nil
+				}
+				return wake(e)
+			}
+		}(w.wake)
+		if _, err := e.Run(w); err != nil {
+			t.Fatal(err)
+		}
+		// At 1, one entry, a group; at 2, the group (unless emptied) and
+		// an entry for each path that left it and each D.
+		n := len(c.joined)
+		want := fmt.Sprint([]int{1, 1, 2 * n, 0})
+		if n < 3 {
+			want = fmt.Sprint([]int{1, 1, 1 + 2*n, 1})
+		}
+		if got := fmt.Sprint(entries); got != want {
+			t.Errorf("D on %v: heap entries and groups at 1 and 2: %s, want %s", c.joined, got, want)
+		}
+		if rec.String() != c.want {
+			t.Errorf("D on %v: %s, want %s", c.joined, rec.String(), c.want)
+		}
 	}
 }

@@ -607,8 +607,18 @@ func (s *Solver) compact(l int32) []FlowID {
 			w++
 		}
 	}
-	s.users[l] = u[:w]
-	return u[:w]
+	u = u[:w]
+	switch {
+	case w == 0:
+		u = nil
+	case cap(u)-w > max(w/4, 2):
+		// Shrunk by more than a quarter: give back the slack (as it
+		// grows, a list keeps an eighth, rounded up to the allocator's
+		// size), so that a list does not stay at the most it held.
+		u = growUsers(u)
+	}
+	s.users[l] = u
+	return u
 }
 
 // activate makes link l active at the current level: from now on its
