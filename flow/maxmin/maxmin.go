@@ -162,6 +162,7 @@ type Solver struct {
 	// the scratch arrays held since, and the number of flow ids then
 	trims, peakF, peakL int
 	heldF               int
+	cursor              int // the next link sweep checks
 
 	policy     Policy
 	components bool      // NP: re-solve whole touched components instead of replaying
@@ -500,6 +501,7 @@ func (s *Solver) Solve() []FlowID {
 // (grow.Oversized), is cut to twice that. A burst does not keep its
 // arrays, and alternating large and small solves do not reallocate them.
 func (s *Solver) trim() {
+	s.sweep()
 	s.peakF = max(s.peakF, len(s.comp))
 	s.peakL = max(s.peakL, len(s.compL))
 	if s.trims++; s.trims < grow.Window {
@@ -523,6 +525,34 @@ func (s *Solver) trim() {
 	s.heldF = len(s.meta)
 	s.paths.fit()
 	s.trims, s.peakF, s.peakL = 0, len(s.comp), len(s.compL)
+}
+
+// sweepLinks is how many links' user lists each Solve checks for slack.
+const sweepLinks = 64
+
+// sweep checks the user lists of the next sweepLinks links, in turn:
+// a list that holds no removed flow and is more than a quarter (and
+// two entries) too long gives back its slack (an empty one, all of
+// it). Lists grow by an eighth and keep their capacity as flows leave,
+// so without it a list stays at the most flows its link ever had; a
+// list checked once every len(links)/sweepLinks solves is reallocated
+// at most that often, however its flows come and go.
+func (s *Solver) sweep() {
+	n := len(s.users)
+	for range min(sweepLinks, n) {
+		l := s.cursor
+		if s.cursor++; s.cursor == n {
+			s.cursor = 0
+		}
+		u := s.users[l]
+		switch w := len(u); {
+		case w != int(s.nlive[l]):
+		case w == 0:
+			s.users[l] = nil
+		case cap(u)-w > max(w/4, 2):
+			s.users[l] = growUsers(u)
+		}
+	}
 }
 
 // SetComponentSolve makes Solve re-solve, under NP, the whole connected
@@ -607,18 +637,8 @@ func (s *Solver) compact(l int32) []FlowID {
 			w++
 		}
 	}
-	u = u[:w]
-	switch {
-	case w == 0:
-		u = nil
-	case cap(u)-w > max(w/4, 2):
-		// Shrunk by more than a quarter: give back the slack (as it
-		// grows, a list keeps an eighth, rounded up to the allocator's
-		// size), so that a list does not stay at the most it held.
-		u = growUsers(u)
-	}
-	s.users[l] = u
-	return u
+	s.users[l] = u[:w]
+	return u[:w]
 }
 
 // activate makes link l active at the current level: from now on its
