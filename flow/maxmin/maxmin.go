@@ -528,7 +528,7 @@ func (s *Solver) trim() {
 }
 
 // sweepLinks is how many links' user lists each Solve checks for slack.
-const sweepLinks = 64
+const sweepLinks = 8
 
 // sweep checks the user lists of the next sweepLinks links, in turn:
 // a list that holds no removed flow and is more than a quarter (and
