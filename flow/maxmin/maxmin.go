@@ -508,16 +508,16 @@ func (s *Solver) trim() {
 		return
 	}
 	f, l := s.peakF, s.peakL
-	s.changed = grow.Shrink(s.changed, f)
-	s.prev = grow.Shrink(s.prev, f)
-	s.comp = grow.Shrink(s.comp, f)
-	s.compPrev = grow.Shrink(s.compPrev, f)
-	s.added = grow.Shrink(s.added, f)
-	s.dead = grow.Shrink(s.dead, f)
-	s.compL = grow.Shrink(s.compL, l)
-	s.dirty = grow.Shrink(s.dirty, l)
-	s.stack = grow.Shrink(s.stack, max(f, l))
-	s.vals = grow.Shrink(s.vals, max(f, l))
+	s.changed = grow.Tight(s.changed, f)
+	s.prev = grow.Tight(s.prev, f)
+	s.comp = grow.Tight(s.comp, f)
+	s.compPrev = grow.Tight(s.compPrev, f)
+	s.added = grow.Tight(s.added, f)
+	s.dead = grow.Tight(s.dead, f)
+	s.compL = grow.Tight(s.compL, l)
+	s.dirty = grow.Tight(s.dirty, l)
+	s.stack = grow.Tight(s.stack, max(f, l))
+	s.vals = grow.Tight(s.vals, max(f, l))
 	s.h.Trim()
 	s.dl.Trim()
 	s.meta = grow.Fit(s.meta, s.heldF)
@@ -530,13 +530,14 @@ func (s *Solver) trim() {
 // sweepLinks is how many links' user lists each Solve checks for slack.
 const sweepLinks = 8
 
-// sweep checks the user lists of the next sweepLinks links, in turn:
-// a list that holds no removed flow and is more than a quarter (and
-// two entries) too long gives back its slack (an empty one, all of
-// it). Lists grow by an eighth and keep their capacity as flows leave,
-// so without it a list stays at the most flows its link ever had; a
-// list checked once every len(links)/sweepLinks solves is reallocated
-// at most that often, however its flows come and go.
+// sweep checks the user lists of the next sweepLinks links, in turn: a
+// list that holds no removed flow and has room for more than an eighth
+// and one entry beyond its flows gives back that room, down to its
+// length rounded up to the allocator's size (an empty list, all of it).
+// Lists grow by an eighth and keep their capacity as flows leave, so
+// without it a list stays at the most flows its link ever had; checked
+// once every len(links)/sweepLinks solves, a list is reallocated at most
+// that often by it, however its flows come and go.
 func (s *Solver) sweep() {
 	n := len(s.users)
 	for range min(sweepLinks, n) {
@@ -549,8 +550,8 @@ func (s *Solver) sweep() {
 		case w != int(s.nlive[l]):
 		case w == 0:
 			s.users[l] = nil
-		case cap(u)-w > max(w/4, 2):
-			s.users[l] = growUsers(u)
+		case cap(u)-w > w/8+1:
+			s.users[l] = append(slices.Grow([]FlowID(nil), w), u...)
 		}
 	}
 }

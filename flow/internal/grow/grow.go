@@ -45,6 +45,19 @@ func Shrink[T any](s []T, peak int) []T {
 	return append(make([]T, 0, 2*peak), s...)
 }
 
+// Tight returns s, or a copy of it with capacity peak + peak/8 if its
+// capacity is over peak + peak/4 + Slack (peak: the most elements it
+// recently held, at least len(s)): for scratch arrays that are trimmed
+// once a window, where a copy now and then costs little and the slack
+// Shrink leaves (up to 4·peak) would be a large share of the memory.
+func Tight[T any](s []T, peak int) []T {
+	peak = max(peak, len(s))
+	if cap(s) <= peak+peak/4+Slack {
+		return s
+	}
+	return append(make([]T, 0, peak+peak/8), s...)
+}
+
 // Fit returns s, or a copy of it whose capacity is its length if it has
 // not grown over the last window — its length is held, what it was at
 // the window's start — and its unused capacity is over a 32nd of it
