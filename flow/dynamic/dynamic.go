@@ -10,17 +10,17 @@
 // wrapper: it adds the whole list at time 0.
 //
 // Events are kept in time order: flows waiting for a start time in an
-// indexed heap (flow/internal/iheap), running paths in buckets of equal
-// predicted completion time (a doubly linked list per bucket, the buckets
-// in an indexed heap: paths whose rates were recomputed together and came
-// out equal complete with one heap operation), wake-ups in a small heap.
-// All events with one timestamp form a batch: completed paths leave the
+// indexed heap (flow/internal/iheap), running paths in a completion heap
+// by predicted completion time — a path alone, or a group of paths whose
+// rates were recomputed together and came out with equal times, which
+// complete with one heap operation — wake-ups in a small heap. All
+// events with one timestamp form a batch: completed paths leave the
 // max-min solver (their flows' dependants become ready, and the workload
 // hears of the completions), then wake-ups and ready flows are processed
 // — ready flows are routed and join the solver — until none is left at
 // that time; then flow/maxmin re-solves what the batch's changes can
 // have affected, and every path whose rate changed gets a new predicted
-// completion (its remaining size is brought up to date from its old rate
+// completion (its remaining size, (old completion − now) × old rate,
 // first); the others keep theirs.
 //
 // Units: sizes are in capacity units × time units (bits with capacities
@@ -64,7 +64,8 @@ type Flow struct {
 	// policy (Options.Policy; ignored under NP, the default).
 	Class uint8
 	// Tag is handed back in the flow's Done; the engine does not read it
-	// (Run sets it to the flow's index).
+	// (Run sets it to the flow's index). Engine.Add takes tags that fit
+	// in 32 bits (the engine keeps 32).
 	Tag int64
 }
 

@@ -599,10 +599,10 @@ func (e *Engine) solve() {
 // trim releases the space a burst of flows left once it has passed,
 // every grow.Window batches (grow.Oversized for what they held over the
 // window): the pending records if no flow waits, the ready and doomed
-// queues, and the heaps' entry arrays. Slots, paths and buckets are
-// reused from free lists instead: their arrays stay at the most flows
-// held at once, in pages (grow.Pages), so that they leave at most a page
-// unused.
+// queues, the heaps' entry arrays, and the parked paths' sizes if none
+// is parked. Slots, paths, groups and members are reused from free lists
+// instead: their arrays stay at the most held at once (slots and paths
+// in pages, grow.Pages, so that they leave at most a page unused).
 func (e *Engine) trim() {
 	if e.trims++; e.trims < grow.Window {
 		return

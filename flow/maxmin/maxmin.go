@@ -495,11 +495,13 @@ func (s *Solver) Solve() []FlowID {
 	return s.changed
 }
 
-// trim releases the scratch space a large solve left once solves have
-// been small for a while: every grow.Window solves, each array whose
-// capacity is over 4× the most it held in those solves, plus slack
-// (grow.Oversized), is cut to twice that. A burst does not keep its
-// arrays, and alternating large and small solves do not reallocate them.
+// trim sweeps a few user lists (sweep) and releases the scratch space a
+// large solve left once solves have been small for a while: every
+// grow.Window solves, each scratch array whose capacity is over the most
+// it held in those solves by a quarter, plus slack, is cut to an eighth
+// over that (grow.Tight); the heaps' entries as grow.Shrink has them. A
+// burst does not keep its arrays, and alternating large and small solves
+// reallocate them at most once a window.
 func (s *Solver) trim() {
 	s.sweep()
 	s.peakF = max(s.peakF, len(s.comp))

@@ -459,3 +459,57 @@ func TestErrors(t *testing.T) {
 		t.Errorf("removing a flow twice: no error")
 	}
 }
+
+// TestUserListsSwept: 1,000 flows on link 0 of 20, then 990 of them
+// removed. The first Solve drops them from the list but keeps its
+// capacity; the sweep, 8 links a solve, reaches link 0 again within
+// ceil(20/8) = 3 solves and cuts the list to its 10 flows (rounded up to
+// the allocator's size, 48 bytes: 12 entries), with the same flows in
+// the same order. Then the last 10 go too: the list is released.
+func TestUserListsSwept(t *testing.T) {
+	s, err := New(make20(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]FlowID, 1000)
+	for i := range ids {
+		if ids[i], err = s.AddFlow([]int32{0}, NoCap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Solve()
+	for _, id := range ids[10:] {
+		if err := s.RemoveFlow(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Solve()
+	if len(s.users[0]) != 10 || cap(s.users[0]) < 1000 {
+		t.Fatalf("after the removal's solve: len %d cap %d, want 10 and the old capacity", len(s.users[0]), cap(s.users[0]))
+	}
+	for range 3 {
+		s.Solve()
+	}
+	if u := s.users[0]; len(u) != 10 || cap(u) != 12 || fmt.Sprint(u) != fmt.Sprint(ids[:10]) {
+		t.Errorf("after 3 more solves: %v (cap %d), want %v (cap 12)", u, cap(u), ids[:10])
+	}
+	for _, id := range ids[:10] {
+		if err := s.RemoveFlow(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 4 {
+		s.Solve()
+	}
+	if s.users[0] != nil {
+		t.Errorf("with no flows left: %d entries, capacity %d; want nil", len(s.users[0]), cap(s.users[0]))
+	}
+}
+
+func make20(c float64) []float64 {
+	caps := make([]float64, 20)
+	for i := range caps {
+		caps[i] = c
+	}
+	return caps
+}

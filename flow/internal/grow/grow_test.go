@@ -99,3 +99,27 @@ func TestPages(t *testing.T) {
 		t.Errorf("%d pages, last of capacity %d", len(p.pages), cap(p.pages[len(p.pages)-1]))
 	}
 }
+
+// TestTight: a capacity over peak + peak/4 + Slack is cut to peak +
+// peak/8, keeping the elements; at or under it, s is returned as is.
+func TestTight(t *testing.T) {
+	s := make([]int, 100, 4000)
+	for i := range s {
+		s[i] = i
+	}
+	// 4000 > 2000 + 500 + 1024: cut to 2250.
+	if u := Tight(s, 2000); cap(u) != 2250 || len(u) != 100 || u[99] != 99 {
+		t.Errorf("Tight(len 100 cap 4000, 2000): len %d cap %d", len(u), cap(u))
+	}
+	// 3524 is the limit: kept.
+	if u := Tight(s[:100:3524], 2000); cap(u) != 3524 {
+		t.Errorf("Tight(cap 3524, 2000): cap %d, want 3524", cap(u))
+	}
+	// The peak is at least the length: 100 elements, peak 0, cap 1124 kept.
+	if u := Tight(s[:100:1124], 0); cap(u) != 1124 {
+		t.Errorf("Tight(len 100 cap 1124, 0): cap %d, want 1124", cap(u))
+	}
+	if u := Tight(s[:100:1200], 0); cap(u) != 112 {
+		t.Errorf("Tight(len 100 cap 1200, 0): cap %d, want 112", cap(u))
+	}
+}
