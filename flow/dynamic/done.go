@@ -106,8 +106,8 @@ func (e *Engine) join(id, last int32) {
 	if ls.k&inGroup == 0 {
 		// last's entry becomes a group's: same time, a new id.
 		k := int(ls.k)
-		g = e.newGroup(k)
-		m := e.newMember(member{path: last, group: g, next: -1, prev: -1})
+		g = take(&e.groups, &e.freeGr, group{pos: int32(k), head: -1})
+		m := take(&e.members, &e.freeM, member{path: last, group: g, next: -1, prev: -1})
 		e.groups[g].head = m
 		ls.k = inGroup | uint32(m)
 		e.done.ids[k] = ^g
@@ -118,7 +118,7 @@ func (e *Engine) join(id, last int32) {
 		tail = int32(ls.k &^ inGroup)
 		g = e.members[tail].group
 	}
-	m := e.newMember(member{path: id, group: g, next: -1, prev: tail})
+	m := take(&e.members, &e.freeM, member{path: id, group: g, next: -1, prev: tail})
 	e.members[tail].next = m
 	e.subs.At(id).k = inGroup | uint32(m)
 }
@@ -172,28 +172,6 @@ func (e *Engine) complete1(id int32) {
 	}
 }
 
-func (e *Engine) newGroup(pos int) int32 {
-	if n := len(e.freeGr); n > 0 {
-		g := e.freeGr[n-1]
-		e.freeGr = e.freeGr[:n-1]
-		e.groups[g] = group{pos: int32(pos), head: -1}
-		return g
-	}
-	e.groups = grow.Append(e.groups, group{pos: int32(pos), head: -1})
-	return int32(len(e.groups) - 1)
-}
-
-func (e *Engine) newMember(x member) int32 {
-	if n := len(e.freeM); n > 0 {
-		m := e.freeM[n-1]
-		e.freeM = e.freeM[:n-1]
-		e.members[m] = x
-		return m
-	}
-	e.members = grow.Append(e.members, x)
-	return int32(len(e.members) - 1)
-}
-
 // remove takes heap entry k out.
 func (e *Engine) remove(k int) {
 	h := &e.done
@@ -213,6 +191,12 @@ func (h *doneHeap) before(t float64, id int32, k int) bool {
 	return t < h.keys[k] || t == h.keys[k] && id < h.ids[k]
 }
 
+// put sets heap entry k to (t, id).
+func (e *Engine) put(k int, t float64, id int32) {
+	e.done.keys[k], e.done.ids[k] = t, id
+	e.place(id, k)
+}
+
 // up and down move heap entry k to its place, recording the moved
 // entries' indices.
 func (e *Engine) up(k int) {
@@ -223,12 +207,10 @@ func (e *Engine) up(k int) {
 		if !h.before(t, id, p) {
 			break
 		}
-		h.keys[k], h.ids[k] = h.keys[p], h.ids[p]
-		e.place(h.ids[k], k)
+		e.put(k, h.keys[p], h.ids[p])
 		k = p
 	}
-	h.keys[k], h.ids[k] = t, id
-	e.place(id, k)
+	e.put(k, t, id)
 }
 
 func (e *Engine) down(k int) {
@@ -246,10 +228,8 @@ func (e *Engine) down(k int) {
 		if h.before(t, id, c) {
 			break
 		}
-		h.keys[k], h.ids[k] = h.keys[c], h.ids[c]
-		e.place(h.ids[k], k)
+		e.put(k, h.keys[c], h.ids[c])
 		k = c
 	}
-	h.keys[k], h.ids[k] = t, id
-	e.place(id, k)
+	e.put(k, t, id)
 }

@@ -145,7 +145,7 @@ type Engine struct {
 	groups  []group
 	freeGr  []int32
 	rest    []float64 // parked paths' remaining sizes
-	freeR   []uint32
+	freeR   []int32
 	wakes   timeHeap
 	doomed  []int32 // slots to report as never completing
 	doomAt  int
@@ -277,8 +277,7 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 		}
 	}
 	id := e.allocSlot()
-	p := e.allocPend()
-	e.pend[p] = pending{src: f.Src, dst: f.Dst, size: f.Size, delay: f.Delay, rateCap: f.RateCap, waiting: waiting, class: f.Class}
+	p := take(&e.pend, &e.freePend, pending{src: f.Src, dst: f.Dst, size: f.Size, delay: f.Delay, rateCap: f.RateCap, waiting: waiting, class: f.Class})
 	s := e.slots.At(id)
 	s.tag, s.start, s.after = int32(f.Tag), ready, -1
 	e.slots.At(id).x = waitX(p)
@@ -477,7 +476,7 @@ func (e *Engine) onPath(links []int32, share float64) {
 	for int(id) >= e.subs.Len() {
 		e.subs.Append(sub{})
 	}
-	*e.subs.At(int32(id)) = sub{own: ^e.cur, k: e.park(e.curSize * share)}
+	*e.subs.At(int32(id)) = sub{own: ^e.cur, k: uint32(take(&e.rest, &e.freeR, e.curSize*share))}
 	e.slots.At(e.cur).x++
 }
 
@@ -573,7 +572,7 @@ func (e *Engine) solve() {
 		var r float64
 		if s.own < 0 {
 			r = e.rest[s.k]
-			e.freeR = append(e.freeR, s.k)
+			e.freeR = append(e.freeR, int32(s.k))
 			s.own = ^s.own
 		} else {
 			// Its rate was prev[i] since its completion was set.
@@ -582,7 +581,7 @@ func (e *Engine) solve() {
 		}
 		rate := e.solver.Rate(fid)
 		if !(rate > 0) {
-			s.own, s.k = ^s.own, e.park(r)
+			s.own, s.k = ^s.own, uint32(take(&e.rest, &e.freeR, r))
 			continue
 		}
 		if t := e.now + r/rate; last >= 0 && t == lastT {
@@ -636,27 +635,17 @@ func (e *Engine) allocSlot() int32 {
 	return i
 }
 
-// park keeps the remaining size r of a path being parked and returns
-// its index in rest.
-func (e *Engine) park(r float64) uint32 {
-	if n := len(e.freeR); n > 0 {
-		k := e.freeR[n-1]
-		e.freeR = e.freeR[:n-1]
-		e.rest[k] = r
-		return k
+// take stores x in a place of *arr reused from *free (the last freed
+// first) or appended, and returns its index.
+func take[T any](arr *[]T, free *[]int32, x T) int32 {
+	if n := len(*free); n > 0 {
+		i := (*free)[n-1]
+		*free = (*free)[:n-1]
+		(*arr)[i] = x
+		return i
 	}
-	e.rest = append(e.rest, r)
-	return uint32(len(e.rest) - 1)
-}
-
-func (e *Engine) allocPend() int32 {
-	if n := len(e.freePend); n > 0 {
-		p := e.freePend[n-1]
-		e.freePend = e.freePend[:n-1]
-		return p
-	}
-	e.pend = append(e.pend, pending{})
-	return int32(len(e.pend) - 1)
+	*arr = grow.Append(*arr, x)
+	return int32(len(*arr) - 1)
 }
 
 func (e *Engine) allocEdge(to, next int32) int32 {
