@@ -268,9 +268,9 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 		}
 		o := e.slots.At(ds)
 		switch {
-		case dg < o.gen || e.slots.At(ds).x == xFree:
+		case dg < o.gen || o.x == xFree:
 			ready = max(ready, e.now+f.Delay)
-		case e.slots.At(ds).x == xNever:
+		case o.x == xNever:
 			never = true
 		default:
 			waiting++
@@ -279,12 +279,11 @@ func (e *Engine) Add(f Flow, after []Ref) (Ref, error) {
 	id := e.allocSlot()
 	p := take(&e.pend, &e.freePend, pending{src: f.Src, dst: f.Dst, size: f.Size, delay: f.Delay, rateCap: f.RateCap, waiting: waiting, class: f.Class})
 	s := e.slots.At(id)
-	s.tag, s.start, s.after = int32(f.Tag), ready, -1
-	e.slots.At(id).x = waitX(p)
+	s.tag, s.start, s.after, s.x = int32(f.Tag), ready, -1, waitX(p)
 	ref := makeRef(id, s.gen)
 	if waiting > 0 {
 		for _, d := range after {
-			if o := e.slots.At(d.slot()); d.gen() == o.gen && isWaitOrRun(e.slots.At(d.slot()).x) {
+			if o := e.slots.At(d.slot()); d.gen() == o.gen && isWaitOrRun(o.x) {
 				o.after = e.allocEdge(id, o.after)
 			}
 		}
@@ -442,10 +441,10 @@ func onGrid(t, q float64) float64 {
 // start routes flow i and adds its paths to the solver.
 func (e *Engine) start(i int32) {
 	s := e.slots.At(i)
-	k := pendOf(e.slots.At(i).x)
+	k := pendOf(s.x)
 	p := e.pend[k]
 	e.freePend = append(e.freePend, k)
-	s.start, e.slots.At(i).x = e.now, 0
+	s.start, s.x = e.now, 0
 	if p.size == 0 || p.src == p.dst {
 		e.complete(i)
 		return
@@ -503,8 +502,8 @@ func (e *Engine) complete(i int32) {
 		j, next := e.edges[k].to, e.edges[k].next
 		e.freeEdgeAt(k)
 		k = next
-		if sj := e.slots.At(j); isWaiting(e.slots.At(j).x) {
-			p := &e.pend[pendOf(e.slots.At(j).x)]
+		if sj := e.slots.At(j); isWaiting(sj.x) {
+			p := &e.pend[pendOf(sj.x)]
 			sj.start = max(sj.start, e.now+p.delay)
 			if p.waiting--; p.waiting == 0 {
 				e.schedule(j, sj.start)
