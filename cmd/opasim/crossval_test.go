@@ -214,6 +214,22 @@ func replayCycles(t *testing.T, trace string, maxVL int) (float64, float64) {
 	return float64(res.Trace.ExecutionCycles), res.Trace.Latency.MeanCycles
 }
 
+// The completion-time cross-validation's tree and messages: the 8-ary
+// 2-tree's 64 NICs, messages of 4 KiB.
+const xvNICs, xvSize = 64, 4096
+
+// oneStreamRate writes, in dir, the calibration trace — every NIC sends
+// 63 messages to its neighbour (s+1), a permutation with links of its
+// own — replays it at the cycle level, and returns a message's flits,
+// the rate one stream of one SL got, and the replay's time.
+func oneStreamRate(t *testing.T, dir string) (flits, rate, cycles float64) {
+	t.Helper()
+	flits = float64(xvSize / fabric.Default().Switch.BytesPerFlit)
+	shift := writeVEF(t, dir, "shift.vef", xvNICs, xvSize, func(s, _ int) int { return (s + 1) % xvNICs })
+	cycles, _ = replayCycles(t, shift, 0)
+	return flits, (xvNICs - 1) * flits / cycles, cycles
+}
+
 // TestCompletionTimesAgree: the flow level predicts the cycle level's
 // all-to-all completion times on the 8-ary 2-tree once given the NIC's
 // order of sending and a per-flow rate measured at the cycle level on
@@ -228,38 +244,17 @@ func TestCompletionTimesAgree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cycle-level replays")
 	}
-	const n, size = 64, 4096
-	flits := float64(size / fabric.Default().Switch.BytesPerFlit)
+	const n, size = xvNICs, xvSize
 	dir := t.TempDir()
-	shift := writeVEF(t, dir, "shift.vef", n, size, func(s, _ int) int { return (s + 1) % n })
+	flits, rate, calib := oneStreamRate(t, dir)
 	a2a := writeVEF(t, dir, "a2a.vef", n, size, func(s, k int) int { return (s + k) % n })
-	calib, _ := replayCycles(t, shift, 0)
-	rate := (n - 1) * flits / calib
 	cycMake, cycMean := replayCycles(t, a2a, 0)
 
 	tr, err := graph.NewTree(8, 2, rate)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flows []dynamic.Flow
-	for s := range n {
-		for k := 1; k < n; k++ {
-			f := dynamic.Flow{Src: int32(s), Dst: int32((s + k) % n), Size: flits}
-			if k > 1 {
-				f.Deps = []int{len(flows) - 1}
-			}
-			flows = append(flows, f)
-		}
-	}
-	res, err := dynamic.Run(route.NewDModK(tr), flows)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := 0.0
-	for _, x := range res.Finish {
-		sum += x
-	}
-	flowMake, flowMean := res.Makespan, sum/float64(len(flows))
+	flowMake, flowMean := chainedFlowTimes(t, tr, n, flits, 0, func(s, k int) int { return (s + k) % n })
 	t.Logf("calibration: %d messages of %.0f flits a NIC to its neighbour in %.0f cycles: %.4f flits/cycle", n-1, flits, calib, rate)
 	t.Logf("all-to-all makespan: cycle %.0f, flow %.0f (%+.2f%%)", cycMake, flowMake, 100*(flowMake/cycMake-1))
 	t.Logf("all-to-all mean completion: cycle %.0f, flow %.0f (%+.2f%%)", cycMean, flowMean, 100*(flowMean/cycMean-1))
@@ -299,12 +294,9 @@ func TestPermutationCompletionTimes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cycle-level replays")
 	}
-	const n, size = 64, 4096
-	flits := float64(size / fabric.Default().Switch.BytesPerFlit)
+	const n, size = xvNICs, xvSize
 	dir := t.TempDir()
-	shift := writeVEF(t, dir, "shift.vef", n, size, func(s, _ int) int { return (s + 1) % n })
-	calib, _ := replayCycles(t, shift, 0)
-	rate := (n - 1) * flits / calib
+	flits, rate, _ := oneStreamRate(t, dir)
 	t.Logf("calibration: %.4f flits/cycle a flow", rate)
 	rev := func(s int) int {
 		r := 0
@@ -332,28 +324,7 @@ func TestPermutationCompletionTimes(t *testing.T) {
 	} {
 		trace := writeVEF(t, dir, fmt.Sprintf("perm%d.vef", i), n, size, func(s, _ int) int { return c.dst(s) })
 		cycMake, cycMean := replayCycles(t, trace, c.maxVL)
-		var flows []dynamic.Flow
-		for s := range n {
-			if c.dst(s) == s {
-				continue
-			}
-			for k := 1; k < n; k++ {
-				f := dynamic.Flow{Src: int32(s), Dst: int32(c.dst(s)), Size: flits, RateCap: rate}
-				if k > 1 {
-					f.Deps = []int{len(flows) - 1}
-				}
-				flows = append(flows, f)
-			}
-		}
-		res, err := dynamic.Run(route.NewDModK(tr), flows)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := 0.0
-		for _, x := range res.Finish {
-			sum += x
-		}
-		flowMake, flowMean := res.Makespan, sum/float64(len(flows))
+		flowMake, flowMean := chainedFlowTimes(t, tr, n, flits, rate, func(s, _ int) int { return c.dst(s) })
 		t.Logf("%s makespan: cycle %.0f, flow %.0f (%+.2f%%); mean completion: cycle %.0f, flow %.0f (%+.2f%%)",
 			c.name, cycMake, flowMake, 100*(flowMake/cycMake-1), cycMean, flowMean, 100*(flowMean/cycMean-1))
 		if !near(flowMake, c.flowMake) || !near(flowMean, c.flowMean) {
@@ -367,6 +338,40 @@ func TestPermutationCompletionTimes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// chainedFlowTimes runs at the flow level, with d-mod-k on tree tr, the
+// messages writeVEF writes for dst: every NIC s sends flits to dst(s, 1),
+// ..., dst(s, n-1), each flow after the NIC's previous one, capped at
+// rateCap (0: none), leaving out those to s itself. It returns the
+// makespan and the mean completion time.
+func chainedFlowTimes(t *testing.T, tr *graph.Tree, n int, flits, rateCap float64, dst func(s, k int) int) (float64, float64) {
+	t.Helper()
+	var flows []dynamic.Flow
+	for s := range n {
+		first := true
+		for k := 1; k < n; k++ {
+			d := dst(s, k)
+			if d == s {
+				continue
+			}
+			f := dynamic.Flow{Src: int32(s), Dst: int32(d), Size: flits, RateCap: rateCap}
+			if !first {
+				f.Deps = []int{len(flows) - 1}
+			}
+			first = false
+			flows = append(flows, f)
+		}
+	}
+	res, err := dynamic.Run(route.NewDModK(tr), flows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, x := range res.Finish {
+		sum += x
+	}
+	return res.Makespan, sum / float64(len(flows))
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
