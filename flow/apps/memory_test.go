@@ -88,10 +88,10 @@ const (
 // records take, and at most an eighth more for the records not in pages
 // (arrays grow by an eighth) and a byte for the pages (the page left
 // unused and the pages' headers) — and, for uniform traffic, a quarter
-// of the user lists' entries (a list gives back its slack once it is a
-// quarter too long) and the solver's scratch arrays, of at most 1,024
-// entries each before they are trimmed (about 4 bytes a flow at this
-// size).
+// of the user lists' entries (a list keeps up to an eighth and one entry
+// beyond its flows, rounded up to the allocator's size: about a quarter
+// for lists of about 4 flows) and an allowance of 4 bytes for the
+// solver's scratch arrays (never trimmed below 1,024 entries each).
 //
 // FCFS reference with all 64 applications running (258,048 flows at
 // time 500): each task sends 15 flows of 2 links inside its leaf and 48

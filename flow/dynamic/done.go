@@ -110,9 +110,8 @@ func (e *Engine) join(id, last int32) {
 		m := take(&e.members, &e.freeM, member{path: last, group: g, next: -1, prev: -1})
 		e.groups[g].head = m
 		ls.k = inGroup | uint32(m)
-		e.done.ids[k] = ^g
-		e.down(k)
-		e.up(int(e.groups[g].pos))
+		e.done.ids[k] = ^g // below every path's id: it can only move up
+		e.up(k)
 		tail = m
 	} else {
 		tail = int32(ls.k &^ inGroup)
