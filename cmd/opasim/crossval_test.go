@@ -24,7 +24,8 @@ type crossCase struct {
 	cyclePat    string // the cycle-level pattern
 	flowPattern func(n int) (static.Pattern, error)
 	router      func() (route.Router, error)
-	low         float64 // the lowest cycle/flow ratio accepted (0: 0.85)
+	low         float64              // the lowest cycle/flow ratio accepted (0: 0.85)
+	tune        func(*fabric.Config) // changes to the cycle level's defaults (nil: none)
 }
 
 // flowPerNIC is the flow-level prediction of the cycle-level accepted
@@ -75,9 +76,10 @@ func flowPerNIC(t *testing.T, r route.Router, p static.Pattern, selfSenders int,
 // below the flow level by what the switch loses inside (its allocator
 // and head-of-line blocking: the 48-port switch saturates at 0.89 under
 // uniform traffic, docs/results.md), within 15% on the tree and for a
-// permutation on the torus, 40% for uniform traffic on the torus, and
-// never above it by more than the measurement's noise; docs/flow.md has
-// the table.
+// permutation on the torus, 40% for uniform traffic on the torus (10%
+// with larger buffers and more of them a VL: the torus loses VL space),
+// and never above it by more than the measurement's noise; docs/flow.md
+// has the table.
 func TestFlowAgreesWithCycleLevel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cycle-level runs")
@@ -103,17 +105,25 @@ func TestFlowAgreesWithCycleLevel(t *testing.T) {
 	}
 	shift := func(n int) (static.Pattern, error) { return static.Shift(n, 1) }
 	cases := []crossCase{
-		{"tree neighbour", tree, "neighbour", shift, treeRouter, 0},
-		{"tree bit complement", tree, "bit_complement", static.BitComplement, treeRouter, 0},
-		{"tree bit reversal", tree, "bit_reversal", bitPerm(workload.BitReversal), treeRouter, 0},
-		{"tree transpose", tree, "transpose", bitPerm(workload.BitTranspose), treeRouter, 0},
-		{"tree shuffle", tree, "shuffle", bitPerm(workload.PerfectShuffle), treeRouter, 0},
-		{"tree uniform / all-to-all", tree, "uniform", static.AllToAll, treeRouter, 0},
-		{"torus neighbour", torus, "neighbour", shift, torusRouter, 0},
+		{"tree neighbour", tree, "neighbour", shift, treeRouter, 0, nil},
+		{"tree bit complement", tree, "bit_complement", static.BitComplement, treeRouter, 0, nil},
+		{"tree bit reversal", tree, "bit_reversal", bitPerm(workload.BitReversal), treeRouter, 0, nil},
+		{"tree transpose", tree, "transpose", bitPerm(workload.BitTranspose), treeRouter, 0, nil},
+		{"tree shuffle", tree, "shuffle", bitPerm(workload.PerfectShuffle), treeRouter, 0, nil},
+		{"tree uniform / all-to-all", tree, "uniform", static.AllToAll, treeRouter, 0, nil},
+		{"torus neighbour", torus, "neighbour", shift, torusRouter, 0, nil},
 		// Uniform on the torus reaches 0.69 of the channel-load bound
-		// (measured; why is not isolated: DOR with datelines, splitting
-		// each buffer's VLs between two SCs, is one hypothesis).
-		{"torus uniform / all-to-all", torus, "uniform", static.AllToAll, torusRouter, 0.6},
+		// with the default buffers (measured) ...
+		{"torus uniform / all-to-all", torus, "uniform", static.AllToAll, torusRouter, 0.6, nil},
+		// ... and 0.96 with buffers of 1,024 flits (central 4,096) and
+		// 256 of them allowed a VL, nothing else changed: what the torus
+		// loses is VL space (more space a VL alone, 128 of 256, loses
+		// more: docs/flow.md, "Cross-validation").
+		{"torus uniform, larger buffers", torus, "uniform", static.AllToAll, torusRouter, 0.9, func(c *fabric.Config) {
+			c.Switch.InputBufferFlits, c.Switch.OutputBufferFlits, c.Switch.CentralBufferFlits = 1024, 1024, 4096
+			c.NIC.InjectionBufferFlits, c.NIC.ReceiveBufferFlits = 1024, 1024
+			c.Switch.MaxVLFlits = 256
+		}},
 	}
 	for _, c := range cases {
 		r, err := c.router()
@@ -140,6 +150,9 @@ func TestFlowAgreesWithCycleLevel(t *testing.T) {
 		if c.topo.Kind == "torus" {
 			cfg.Switch.CentralBufferFlits = 1024 // a lane per (direction, VL): 5 x 8 x 16 flits reserved
 		}
+		if c.tune != nil {
+			c.tune(&cfg)
+		}
 		n2, err := sim.Build(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -150,7 +163,7 @@ func TestFlowAgreesWithCycleLevel(t *testing.T) {
 		}
 		got := res.AcceptedThroughput
 		ratio := got / want
-		t.Logf("%-28s flow %.4f, cycle %.4f, cycle/flow %.3f", c.name, want, got, ratio)
+		t.Logf("%-30s flow %.4f, cycle %.4f, cycle/flow %.3f", c.name, want, got, ratio)
 		low := c.low
 		if low == 0 {
 			low = 0.85
