@@ -166,6 +166,7 @@ func printSummary(w io.Writer, r *sim.Results) {
 		fmt.Fprintf(w, "%-4s %9.4f %9.4f %7.3f %10.1f %8d %8d\n", s.SL, s.OfferedLoad, s.AcceptedThroughput,
 			s.NormalizedThroughput, s.Latency.MeanCycles, s.Latency.P50Cycles, s.Latency.P99Cycles)
 	}
+	printVLRate(w, &c)
 	ok := "ok"
 	switch {
 	case r.Partial != nil: // a distributed run's snapshot: the messages in transit are in no member's totals
@@ -197,6 +198,27 @@ func printSummary(w io.Writer, r *sim.Results) {
 	printTrace(w, r)
 	fmt.Fprintf(w, "conservation %s, digest %s\n", ok, r.Digest)
 	fmt.Fprintf(w, "speed     %.0f cycles/s, %.0f flits/s, %.2f s wall\n", r.CyclesPerSecond, r.FlitsPerSecond, r.WallSeconds)
+}
+
+// printVLRate prints the most one VL carries over a link into a switch,
+// its buffer space over its credit loop (fabric.Config.VLRate): an SL's
+// message travels on one VL, so a stream of one SL gets at most that.
+// Per SL when their MTUs make it differ.
+func printVLRate(w io.Writer, c *fabric.Config) {
+	same := true
+	for i := range c.QoS.SLs {
+		same = same && c.VLRate(i) == c.VLRate(0)
+	}
+	if same || len(c.QoS.SLs) == 0 {
+		fmt.Fprintf(w, "vl rate   at most %.3f flits/cycle a VL into a switch (space over a %d-cycle credit loop, docs/model.md)\n",
+			c.VLRate(0), c.CreditLoop(0))
+		return
+	}
+	parts := make([]string, len(c.QoS.SLs))
+	for i, sl := range c.QoS.SLs {
+		parts[i] = fmt.Sprintf("%s %.3f", sl.Name, c.VLRate(i))
+	}
+	fmt.Fprintf(w, "vl rate   at most, flits/cycle a VL into a switch: %s (space over the credit loop, docs/model.md)\n", strings.Join(parts, ", "))
 }
 
 // checkOutputs makes sure every file the run writes can be written before
