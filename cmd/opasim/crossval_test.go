@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -274,7 +278,8 @@ func oneStreamRate(t *testing.T, dir string) (flits, rate, cycles float64) {
 // all-to-all (NIC s to s+1, s+2, ... in that order), each NIC's flows
 // chained at the flow level on links of that capacity; the cycle level's
 // makespan and mean completion within 2% of it (docs/flow.md,
-// "Cross-validation").
+// "Cross-validation"). The command's flow-level replay of the same trace
+// with --serial-sends must give the chained flows' times.
 func TestCompletionTimesAgree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cycle-level replays")
@@ -296,6 +301,35 @@ func TestCompletionTimesAgree(t *testing.T) {
 	if math.Abs(flowMake/cycMake-1) > 0.02 || math.Abs(flowMean/cycMean-1) > 0.02 {
 		t.Errorf("flow level makespan %.0f and mean completion %.0f, cycle level %.0f and %.0f: want within 2%%",
 			flowMake, flowMean, cycMake, cycMean)
+	}
+
+	// The same prediction from the command line: the flow level's trace
+	// replay with every server sending one message at a time
+	// (--serial-sends) on links of the calibrated rate in bytes/ns gives
+	// the chained flows' times, in ns.
+	cfg := fabric.Default()
+	ns := cfg.CycleNs()
+	out := filepath.Join(dir, "flow.json")
+	capacity := strconv.FormatFloat(rate*float64(cfg.Switch.BytesPerFlit)/ns, 'g', -1, 64)
+	if _, stderr, code := opasim(t, "flow", "dynamic", "--preset", "tree-8ary-2", "--trace", a2a, "--serial-sends", "--capacity", capacity, "--out", out); code != 0 {
+		t.Fatal(stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Dynamic struct {
+			Makespan float64
+			Trace    struct{ MessageLatency float64 }
+		} `json:"dynamic"`
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Dynamic; !near(d.Makespan/ns, flowMake) || !near(d.Trace.MessageLatency/ns, flowMean) {
+		t.Errorf("opasim flow dynamic --trace --serial-sends: execution %v ns and message latency %v ns, %v and %v cycles; want the chained flows' %v and %v",
+			d.Makespan, d.Trace.MessageLatency, d.Makespan/ns, d.Trace.MessageLatency/ns, flowMake, flowMean)
 	}
 }
 

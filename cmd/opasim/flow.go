@@ -117,7 +117,7 @@ type flowFlags struct {
 	compute, cpuFactor                                    float64
 	traceFile                                             string
 	seed                                                  uint64
-	progress                                              bool
+	progress, serialSends                                 bool
 }
 
 func newFlowRunCmd(engine string) *cobra.Command {
@@ -163,6 +163,7 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.Float64Var(&f.compute, "compute", 0, "--app: compute time before each causal flow")
 		fl.StringVar(&f.traceFile, "trace", "", "replay this VEF trace (plain or gzip) instead of the pattern: bytes and ns, so --capacity is in bytes/ns (12.5: 100 Gb/s)")
 		fl.Float64Var(&f.cpuFactor, "cpu-factor", 1, "--trace: multiply the trace's computation times (delays, independent records' times) by this")
+		fl.BoolVar(&f.serialSends, "serial-sends", false, "--trace: every server sends its messages one at a time, in the trace's order, as the cycle-level NIC does")
 	}
 	fl.BoolVar(&f.progress, "progress", true, "show a progress bar on a terminal")
 	return cmd
@@ -254,6 +255,9 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	if set("trace") {
 		cfg.Trace.File = f.traceFile
 	}
+	if set("serial-sends") {
+		cfg.Trace.SerialSends = f.serialSends
+	}
 	if set("cpu-factor") {
 		x := f.cpuFactor
 		cfg.Trace.CPUFactor = &x
@@ -324,6 +328,11 @@ type traceSummary struct {
 	Tasks                  int
 	Messages, Parts        int64
 	TaskEndMin, TaskEndMax float64
+	SerialSends            bool `json:",omitempty"`
+	// MessageLatency: the mean time from a message's issue to its
+	// arrival (trace.Result.MessageLatency), as the cycle level's
+	// message latency.
+	MessageLatency float64
 }
 
 func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
@@ -492,13 +501,14 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 		if err != nil {
 			return nil, "", badInput(fmt.Errorf("trace.file: %w", err))
 		}
-		plan, err = trace.Build(rd, net.Graph.NumServers(), trace.Options{CPUFactor: tf.Factor()})
+		plan, err = trace.Build(rd, net.Graph.NumServers(), trace.Options{CPUFactor: tf.Factor(), SerialSends: tf.SerialSends})
 		rd.Close()
 		if err != nil {
 			return nil, "", badInput(fmt.Errorf("trace.file %s: %w", tf.File, err))
 		}
 		flows = plan.Flows
-		tsum = &traceSummary{File: tf.File, CPUFactor: tf.Factor(), Tasks: plan.Tasks, Messages: plan.Messages, Parts: plan.Parts}
+		tsum = &traceSummary{File: tf.File, CPUFactor: tf.Factor(), Tasks: plan.Tasks, Messages: plan.Messages, Parts: plan.Parts,
+			SerialSends: tf.SerialSends}
 	} else if m := cfg.Markov; m.Tasks != 0 {
 		if m.Seed == 0 {
 			m.Seed = cfg.Seed
@@ -558,7 +568,7 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 	}
 	if tsum != nil {
 		tr := plan.Summarize(r)
-		sum.Makespan = tr.Execution
+		sum.Makespan, tsum.MessageLatency = tr.Execution, tr.MessageLatency
 		tsum.TaskEndMin = math.Inf(1)
 		for _, e := range tr.TaskEnds {
 			tsum.TaskEndMin, tsum.TaskEndMax = min(tsum.TaskEndMin, e), max(tsum.TaskEndMax, e)
@@ -636,8 +646,12 @@ func printFlow(w io.Writer, r *flowResults) {
 			}
 		}
 		if t := d.Trace; t != nil {
-			fmt.Fprintf(w, "trace %s: %d tasks, %d messages, %d collective parts, cpu factor %g; execution time %.10g ns (task ends %.10g to %.10g)\n",
-				t.File, t.Tasks, t.Messages, t.Parts, t.CPUFactor, d.Makespan, t.TaskEndMin, t.TaskEndMax)
+			sends := "all at once"
+			if t.SerialSends {
+				sends = "one at a time a server"
+			}
+			fmt.Fprintf(w, "trace %s: %d tasks, %d messages (sent %s), %d collective parts, cpu factor %g; execution time %.10g ns (task ends %.10g to %.10g); message latency mean %.10g ns\n",
+				t.File, t.Tasks, t.Messages, sends, t.Parts, t.CPUFactor, d.Makespan, t.TaskEndMin, t.TaskEndMax, t.MessageLatency)
 		}
 		if d.HealthyMakespan > 0 {
 			fmt.Fprintf(w, "failures: makespan %.10g with %d cables failed, %.10g without (same routing): %.4fx\n",

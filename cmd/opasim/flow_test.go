@@ -382,7 +382,7 @@ func TestFlowTrace(t *testing.T) {
 		factor string
 		want   string
 	}{
-		{"1", "16 tasks, 48 messages, 0 collective parts, cpu factor 1; execution time 2983.04 ns"},
+		{"1", "16 tasks, 48 messages (sent all at once), 0 collective parts, cpu factor 1; execution time 2983.04 ns"},
 		{"2", "cpu factor 2; execution time 4983.04 ns"},
 	} {
 		stdout, stderr, code := opasim(t, append(flow, "--cpu-factor", c.factor)...)
@@ -429,6 +429,7 @@ func TestFlowTraceBadInput(t *testing.T) {
 	base := []string{"flow", "dynamic", "--preset", "tree-8ary-2"}
 	expectRefused(t, "negative cpu factor", append(base, "--trace", ring, "--cpu-factor", "-1"), []string{"trace cpu factor: -1 is not allowed: must be in [0, 1e+09]"})
 	expectRefused(t, "missing trace", append(base, "--trace", filepath.Join(dir, "none.vef")), []string{"trace.file", "none.vef"})
+	expectRefused(t, "serial sends without a trace", append(base, "--serial-sends"), []string{"trace.serial_sends: true is not allowed without trace.file"})
 	expectRefused(t, "bad record", append(base, "--trace", bad), []string{"bad.vef", "line 3", "dst"})
 }
 

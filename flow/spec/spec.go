@@ -51,6 +51,10 @@ type Trace struct {
 	File string `yaml:"file" json:"file,omitempty"`
 	// CPUFactor multiplies the trace's computation times (nil: 1).
 	CPUFactor *float64 `yaml:"cpu_factor" json:"cpu_factor,omitempty"`
+	// SerialSends makes every server send its messages one at a time, in
+	// the trace's order, as the cycle-level NIC does
+	// (trace.Options.SerialSends).
+	SerialSends bool `yaml:"serial_sends" json:"serial_sends,omitempty"`
 }
 
 // Factor is the CPU factor, 1 when not given.
@@ -268,6 +272,9 @@ func (c *Config) Build() (*Network, error) {
 	}
 	if len(c.Apps) == 0 && c.Storage != (storage.Config{}) {
 		errs = append(errs, errors.New("storage: a storage section is not allowed without apps: only the applications of apps use the storage model"))
+	}
+	if c.Trace.SerialSends && c.Trace.File == "" {
+		errs = append(errs, errors.New("trace.serial_sends: true is not allowed without trace.file: it orders a trace's messages"))
 	}
 	if len(c.Apps) > 0 && (c.Markov.Tasks != 0 || c.App.Kind != "" || c.Trace.File != "") {
 		errs = append(errs, errors.New("apps: not allowed with markov, app or trace: give the applications run together in apps, or one application or trace"))

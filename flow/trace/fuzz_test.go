@@ -28,26 +28,57 @@ func FuzzReplay(f *testing.F) {
 		if h := rd.Header(); h.Tasks > 64 || h.P2PMessages > 256 || h.CollectiveParts > 256 {
 			return
 		}
-		p, err := Build(rd, 4, Options{CPUFactor: factor})
-		if err != nil {
-			return
-		}
-		res, err := p.Run(star(t, 4), dynamic.Options{})
-		if err != nil {
-			t.Fatalf("an accepted trace failed to run: %v", err)
-		}
-		if math.IsNaN(res.Execution) || math.IsInf(res.Execution, 0) || res.Execution < 0 {
-			t.Fatalf("execution %v", res.Execution)
-		}
-		for i, f := range p.Flows {
-			if len(f.Deps) == 0 && f.Start > res.Execution {
-				t.Fatalf("flow %d starts at %v, after the end %v", i, f.Start, res.Execution)
+		for _, serial := range []bool{false, true} {
+			rd, err := vef.NewReader(strings.NewReader(text))
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		for task, end := range res.TaskEnds {
-			if end > res.Execution {
-				t.Fatalf("task %d ends at %v, after the end %v", task, end, res.Execution)
+			p, err := Build(rd, 4, Options{CPUFactor: factor, SerialSends: serial})
+			if err != nil {
+				return
+			}
+			res, err := p.Run(star(t, 4), dynamic.Options{})
+			if err != nil {
+				t.Fatalf("an accepted trace failed to run: %v", err)
+			}
+			if math.IsNaN(res.Execution) || math.IsInf(res.Execution, 0) || res.Execution < 0 {
+				t.Fatalf("execution %v", res.Execution)
+			}
+			for i, f := range p.Flows {
+				if len(f.Deps) == 0 && f.Start > res.Execution {
+					t.Fatalf("flow %d starts at %v, after the end %v", i, f.Start, res.Execution)
+				}
+			}
+			for task, end := range res.TaskEnds {
+				if end > res.Execution {
+					t.Fatalf("task %d ends at %v, after the end %v", task, end, res.Execution)
+				}
+			}
+			if serial {
+				checkSerial(t, p)
 			}
 		}
 	})
+}
+
+// checkSerial: with SerialSends, a server's messages that cross a link
+// never overlap: each starts once the one before it in the trace has
+// completed.
+func checkSerial(t *testing.T, p *Plan) {
+	t.Helper()
+	r, err := dynamic.RunWith(star(t, 4), p.Flows, dynamic.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[int32]int32{}
+	for _, i := range p.Msg {
+		f := p.Flows[i]
+		if f.Src == f.Dst || f.Size == 0 {
+			continue
+		}
+		if j, ok := last[f.Src]; ok && r.Start[i] < r.Finish[j] {
+			t.Fatalf("server %d: message flow %d starts at %v, before its previous one (%d) completed at %v", f.Src, i, r.Start[i], j, r.Finish[j])
+		}
+		last[f.Src] = i
+	}
 }

@@ -85,6 +85,16 @@ type Options struct {
 	// Algorithms per collective op; an op not named takes its default
 	// (collective.Algorithms).
 	Algorithms map[vef.Op]string
+	// SerialSends makes every server send its messages one at a time,
+	// in the trace's order, as the cycle-level NIC sends the messages of
+	// an SL one after another: a message that crosses a link starts once
+	// it is issued and the previous such message from its server has
+	// arrived (the flow level has no latency: arrived is sent). The
+	// trace's order is the order of issue when each task's records come
+	// in the order it issues them (program order) and one task runs on a
+	// server; otherwise it is an approximation. The collectives' rounds
+	// are not serialized.
+	SerialSends bool
 
 	// reversed replays every message from its receiver to its sender,
 	// as INRFlow's reader did: for the direction test only.
@@ -116,6 +126,10 @@ type Plan struct {
 	Msg []int32
 	// events[t] lists the flows whose completions are task t's events.
 	events [][]int32
+	// chained lists the messages (ids) whose flow's last dependency is
+	// the previous message from its server (Options.SerialSends), not
+	// part of when the message is issued.
+	chained map[int32]bool
 }
 
 // coll is one collective while its parts are read.
@@ -153,6 +167,10 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 	colls := map[int64]*coll{}
 	var order []int64 // collectives in the order their first part came
 	var fix []fixup
+	last := make([]int32, servers) // SerialSends: per server, its last message crossing a link (-1: none)
+	for i := range last {
+		last[i] = -1
+	}
 	add := func(f dynamic.Flow) int32 {
 		p.Flows = append(p.Flows, f)
 		return int32(len(p.Flows) - 1)
@@ -198,9 +216,29 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 			if err := depend(&f, rec.Line, msg.Src, msg.Dep); err != nil {
 				return nil, err
 			}
+			target := int32(-1) // the flow whose first dependency a collective's end fixes up
+			if prev := last[f.Src]; opt.SerialSends && f.Src != f.Dst && f.Size > 0 && prev >= 0 {
+				if len(f.Deps) > 0 && f.Delay > 0 {
+					// Issued delay after its event: a flow of its own, so
+					// the previous message is waited for without the delay.
+					target = add(dynamic.Flow{Src: f.Src, Dst: f.Src, Deps: f.Deps, Delay: f.Delay})
+					f.Deps, f.Delay = []int{int(target)}, 0
+				}
+				f.Deps = append(f.Deps, int(prev))
+				if p.chained == nil {
+					p.chained = map[int32]bool{}
+				}
+				p.chained[int32(len(p.Msg))] = true
+			}
 			i := add(f)
+			if opt.SerialSends && f.Src != f.Dst && f.Size > 0 {
+				last[f.Src] = i
+			}
+			if target < 0 {
+				target = i
+			}
 			if msg.Dep.Kind == vef.AfterCollective {
-				fix = append(fix, fixup{i, msg.Dep.ID, msg.Src})
+				fix = append(fix, fixup{target, msg.Dep.ID, msg.Src})
 			}
 			p.Msg = append(p.Msg, i)
 			src, dst = append(src, int32(msg.Src)), append(dst, int32(msg.Dst))
@@ -375,6 +413,12 @@ type Result struct {
 	Flows    int // flows run, the collectives' rounds and markers included
 	// Execution is the last task's end (ns with the package's units).
 	Execution float64
+	// MessageLatency is the mean, over the messages delivered, of the
+	// time from a message's issue (its record's event and delay, or its
+	// time) to its arrival, as the cycle-level replay's message latency:
+	// with Options.SerialSends it includes the wait for the server's
+	// earlier messages. 0 with no message delivered.
+	MessageLatency float64
 	// TaskEnds is each task's end: its last event.
 	TaskEnds []float64
 	Batches  int
@@ -409,7 +453,39 @@ func (p *Plan) Summarize(res *dynamic.Result) *Result {
 			out.Execution = max(out.Execution, out.TaskEnds[t])
 		}
 	}
+	sum, n := 0.0, 0
+	for id, i := range p.Msg {
+		if math.IsInf(res.Finish[i], 1) {
+			continue
+		}
+		sum += res.Finish[i] - p.issued(int32(id), res)
+		n++
+	}
+	if n > 0 {
+		out.MessageLatency = sum / float64(n)
+	}
 	return out
+}
+
+// issued is when message id was issued: its flow's start, but for the
+// wait for the server's previous message (Options.SerialSends), which
+// is left out: its time if it waits on no event, otherwise the last of
+// its events' completions plus its delay.
+func (p *Plan) issued(id int32, res *dynamic.Result) float64 {
+	i := p.Msg[id]
+	if !p.chained[id] {
+		return res.Start[i]
+	}
+	f := &p.Flows[i]
+	deps := f.Deps[:len(f.Deps)-1]
+	if len(deps) == 0 {
+		return f.Start
+	}
+	t := math.Inf(-1)
+	for _, d := range deps {
+		t = max(t, res.Finish[d])
+	}
+	return max(f.Start, t+f.Delay)
 }
 
 // Replay builds the trace's plan and runs it.

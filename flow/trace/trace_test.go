@@ -211,3 +211,48 @@ func TestNoPath(t *testing.T) {
 		t.Errorf("error %q does not name the pair", err)
 	}
 }
+
+// serialTrace: on one switch of 3 servers (links of 1 byte/ns), task 0
+// sends m0 (1,000 B to 1) and m1 (1,000 B to 2) at 0, m2 (500 B to 1) at
+// 100 and m4 (100 B to 2) 50 after sending m1; task 1 sends m3 (200 B to
+// 0) 300 after receiving m0.
+const serialTrace = `VEF 3 5 1 0 0 FALSE
+C0 0 1 2
+0 0 1 1000 0 0 -1
+1 0 2 1000 0 0 -1
+2 0 1 500 0 100 -1
+3 1 0 200 2 300 0
+4 0 2 100 1 50 1
+`
+
+// TestSerialSends works serialTrace out by hand both ways.
+//
+// Serial sends (server 0 sends m0, m1, m2, m4 one after another): m0
+// [0, 1000]; m1 [1000, 2000]; m3 at 1300, [1300, 1500]; m2, issued at
+// 100, waits for m1: [2000, 2500]; m4 is issued at 2050 (m1 sent at 2000,
+// then 50) and waits for m2: [2500, 2600]. Task ends 2600, 2500, 2600;
+// from issue to arrival m0 to m4 take 1000, 2000, 2400, 200 and 550, a
+// mean of 1230.
+//
+// All at once: m0 and m1 share server 0's link at 1/2 from 0, m2 joins at
+// 100 (1/3 each, m0 and m1 at 950 B left): m2 done at 1600, m0 and m1
+// with 450 B left then at 1/2, done at 2500; m4 [2550, 2650]; m3 at 2800,
+// [2800, 3000]. Task ends 3000, 3000, 2650; from issue to arrival 2500,
+// 2500, 1500, 200 and 100, a mean of 1360.
+func TestSerialSends(t *testing.T) {
+	for _, c := range []struct {
+		serial  bool
+		ends    [3]float64
+		end     float64
+		latency float64
+	}{
+		{true, [3]float64{2600, 2500, 2600}, 2600, 1230},
+		{false, [3]float64{3000, 3000, 2650}, 3000, 1360},
+	} {
+		res := replay(t, star(t, 3), serialTrace, Options{CPUFactor: 1, SerialSends: c.serial})
+		if res.Execution != c.end || [3]float64(res.TaskEnds) != c.ends || res.MessageLatency != c.latency {
+			t.Errorf("serial sends %v: execution %v, task ends %v, message latency %v; want %v, %v and %v",
+				c.serial, res.Execution, res.TaskEnds, res.MessageLatency, c.end, c.ends, c.latency)
+		}
+	}
+}
