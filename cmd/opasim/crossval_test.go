@@ -305,13 +305,31 @@ func TestCompletionTimesAgree(t *testing.T) {
 
 	// The same prediction from the command line: the flow level's trace
 	// replay with every server sending one message at a time
-	// (--serial-sends) on links of the calibrated rate in bytes/ns gives
-	// the chained flows' times, in ns.
-	cfg := fabric.Default()
+	// (--serial-sends) on links of the calibrated rate gives the chained
+	// flows' times.
+	cliMake, cliMean := flowCommand(t, xvTree(0), a2a, rate, 0, "--preset", "tree-8ary-2")
+	if !near(cliMake, flowMake) || !near(cliMean, flowMean) {
+		t.Errorf("opasim flow dynamic --trace --serial-sends: %v and %v cycles, want the chained flows' %v and %v", cliMake, cliMean, flowMake, flowMean)
+	}
+}
+
+// flowCommand replays trace with opasim flow dynamic (args naming the
+// network) with --serial-sends, every link's capacity linkCap and every
+// flow's cap rateCap (0: none) in flits/cycle, given to the command in
+// bytes/ns as cfg's flits and cycles make them, and returns its
+// execution time and mean message latency in cycles.
+func flowCommand(t *testing.T, cfg fabric.Config, trace string, linkCap, rateCap float64, args ...string) (float64, float64) {
+	t.Helper()
 	ns := cfg.CycleNs()
-	out := filepath.Join(dir, "flow.json")
-	capacity := strconv.FormatFloat(rate*float64(cfg.Switch.BytesPerFlit)/ns, 'g', -1, 64)
-	if _, stderr, code := opasim(t, "flow", "dynamic", "--preset", "tree-8ary-2", "--trace", a2a, "--serial-sends", "--capacity", capacity, "--out", out); code != 0 {
+	perNS := func(x float64) string {
+		return strconv.FormatFloat(x*float64(cfg.Switch.BytesPerFlit)/ns, 'g', -1, 64)
+	}
+	out := filepath.Join(t.TempDir(), "flow.json")
+	args = append(args, "--trace", trace, "--serial-sends", "--capacity", perNS(linkCap), "--out", out)
+	if rateCap > 0 {
+		args = append(args, "--rate-cap", perNS(rateCap))
+	}
+	if _, stderr, code := opasim(t, append([]string{"flow", "dynamic"}, args...)...); code != 0 {
 		t.Fatal(stderr)
 	}
 	data, err := os.ReadFile(out)
@@ -327,10 +345,7 @@ func TestCompletionTimesAgree(t *testing.T) {
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}
-	if d := res.Dynamic; !near(d.Makespan/ns, flowMake) || !near(d.Trace.MessageLatency/ns, flowMean) {
-		t.Errorf("opasim flow dynamic --trace --serial-sends: execution %v ns and message latency %v ns, %v and %v cycles; want the chained flows' %v and %v",
-			d.Makespan, d.Trace.MessageLatency, d.Makespan/ns, d.Trace.MessageLatency/ns, flowMake, flowMean)
-	}
+	return res.Dynamic.Makespan / ns, res.Dynamic.Trace.MessageLatency / ns
 }
 
 // xvCase is one completion-time comparison: a trace replayed at the cycle
@@ -348,8 +363,11 @@ type xvCase struct {
 
 // checkPermutations runs each case: every NIC of n sends msgs messages of
 // flits to c.dst(s), one after another, at both levels; the flow level
-// routes with route(c.linkCap).
-func checkPermutations(t *testing.T, n, msgs int, flits float64, router func(c float64) route.Router, cases []xvCase) {
+// routes with route(c.linkCap). The command's flow-level replay of the
+// same trace (opasim flow dynamic with flowArgs naming the network,
+// --serial-sends, and the capacity and cap in bytes/ns) must give the
+// same times as the library's chained flows.
+func checkPermutations(t *testing.T, n, msgs int, flits float64, router func(c float64) route.Router, flowArgs []string, cases []xvCase) {
 	t.Helper()
 	dir := t.TempDir()
 	for i, c := range cases {
@@ -357,6 +375,10 @@ func checkPermutations(t *testing.T, n, msgs int, flits float64, router func(c f
 		trace := writeVEF(t, dir, fmt.Sprintf("perm%d.vef", i), n, msgs, int(flits)*c.cfg.Switch.BytesPerFlit, dst)
 		cycMake, cycMean := replay(t, trace, c.cfg)
 		flowMake, flowMean := chainedFlowTimes(t, router(c.linkCap), n, msgs, flits, c.rateCap, dst)
+		cliMake, cliMean := flowCommand(t, c.cfg, trace, c.linkCap, c.rateCap, flowArgs...)
+		if !near(cliMake, flowMake) || !near(cliMean, flowMean) {
+			t.Errorf("%s: opasim flow dynamic --trace --serial-sends: %v and %v cycles, want the chained flows' %v and %v", c.name, cliMake, cliMean, flowMake, flowMean)
+		}
 		t.Logf("%s (links %.4f): makespan cycle %.0f, flow %.0f (cycle/flow %.4f); mean completion cycle %.0f, flow %.0f (%.4f)",
 			c.name, c.linkCap, cycMake, flowMake, cycMake/flowMake, cycMean, flowMean, cycMean/flowMean)
 		if !near(flowMake, c.flowMake) || !near(flowMean, c.flowMean) {
@@ -425,7 +447,7 @@ func TestPermutationCompletionTimes(t *testing.T) {
 		}
 		return route.NewDModK(tr)
 	}
-	checkPermutations(t, n, n-1, flits, tree, []xvCase{
+	checkPermutations(t, n, n-1, flits, tree, []string{"--preset", "tree-8ary-2"}, []xvCase{
 		{"bit complement", xvTree(0), func(s int) int { return s ^ (n - 1) }, two, rate,
 			sends * flits / rate, n / 2 * flits / rate, 0.98, 1.02},
 		{"bit reversal", xvTree(0), rev, two, rate, sends * flits * leaving / two, n / 2 * flits * leaving / two, 0.98, 1.03},
@@ -520,7 +542,8 @@ func TestTorusCompletionTimes(t *testing.T) {
 	add("shift 4, max_vl_flits 96", xvTorus(96), shift4, per)
 	add("shift 4, fly 18", fly18, shift4, per)
 	add("shift 4, max_vl_flits 128", xvTorus(128), shift4, per)
-	checkPermutations(t, nics, msgs, flits, torus, cases)
+	flowTorus := writer(t, t.TempDir())("torus.yaml", "topology: {kind: torus, dims: [5, 5], servers_per_switch: 4}\n")
+	checkPermutations(t, nics, msgs, flits, torus, []string{"--config", flowTorus}, cases)
 }
 
 // xvTorusRouter is xvTorus at the flow level, every link of capacity c,

@@ -109,7 +109,7 @@ type flowFlags struct {
 	paths, flowsPerServer, region, groupSize              int
 	shift, workers, phaseFlows                            int
 	probability, mean, flowSize, phaseDelay, startQuantum float64
-	capacity, failFraction                                float64
+	capacity, failFraction, rateCap                       float64
 	failCount, allpathD, cacheMB                          int
 	app, policy, storagePolicy                            string
 	shares                                                []float64
@@ -153,6 +153,7 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.Float64Var(&f.flowSize, "flow-size", 0, "every flow's size, in capacity × time units (default 1)")
 		fl.IntVar(&f.phaseFlows, "phase-flows", 0, "flows a causality phase: a phase starts when the previous one completed (0: one phase)")
 		fl.Float64Var(&f.phaseDelay, "phase-delay", 0, "time between a phase's completion and the next phase's start")
+		fl.Float64Var(&f.rateCap, "rate-cap", 0, "bound every flow's rate, in capacity units (0: none), e.g. one stream's rate at the cycle level")
 		fl.Float64Var(&f.startQuantum, "start-quantum", 0, "round every flow's start time up to a multiple of this (0: exact; a cheaper model, see docs/flow.md)")
 		fl.StringVar(&f.policy, "policy", "", "link sharing among traffic classes: np (default), ba (with --shares), fp")
 		fl.Float64SliceVar(&f.shares, "shares", nil, "ba: each class's guaranteed share of every link, e.g. 0.75,0.25")
@@ -217,7 +218,7 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 		to   *float64
 	}{{"probability", f.probability, &cfg.Pattern.Probability}, {"mean", f.mean, &cfg.Pattern.Mean},
 		{"capacity", f.capacity, &cfg.Topology.Capacity}, {"flow-size", f.flowSize, &cfg.Dynamic.FlowSize},
-		{"phase-delay", f.phaseDelay, &cfg.Dynamic.PhaseDelay}, {"start-quantum", f.startQuantum, &cfg.Dynamic.StartQuantum}, {"fail-fraction", f.failFraction, &cfg.Topology.FailFraction}}
+		{"phase-delay", f.phaseDelay, &cfg.Dynamic.PhaseDelay}, {"start-quantum", f.startQuantum, &cfg.Dynamic.StartQuantum}, {"rate-cap", f.rateCap, &cfg.Dynamic.RateCap}, {"fail-fraction", f.failFraction, &cfg.Topology.FailFraction}}
 	for _, x := range floats {
 		if set(x.flag) {
 			*x.to = x.v
@@ -538,6 +539,13 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 	if err != nil {
 		return nil, "", badInput(err)
 	}
+	if c := d.RateCap; c > 0 {
+		for i := range flows {
+			if flows[i].RateCap == 0 || flows[i].RateCap > c {
+				flows[i].RateCap = c
+			}
+		}
+	}
 	opt.NoPathIsError = causal // its dependants could never run: no execution time
 	r, err := dynamic.RunWith(net.Router, flows, opt)
 	var np *dynamic.NoPathError
@@ -582,6 +590,9 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 func runApps(ctx context.Context, net *spec.Network, cfg spec.Config, policy maxmin.Policy, res *flowResults) error {
 	if q := cfg.Dynamic.StartQuantum; q != 0 {
 		return badInput(fmt.Errorf("dynamic.start_quantum: %v is not allowed with apps (the storage study): must be 0", q))
+	}
+	if c := cfg.Dynamic.RateCap; c != 0 {
+		return badInput(fmt.Errorf("dynamic.rate_cap: %v is not allowed with apps (the storage study): must be 0", c))
 	}
 	r, err := storage.Run(net.Router, cfg.Storage, cfg.Apps, cfg.Seed, policy, func() bool { return ctx.Err() != nil })
 	if err != nil {

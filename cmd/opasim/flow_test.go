@@ -89,6 +89,11 @@ func TestFlowDynamic(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "64 flows in 2 phases, 0 unfinished; makespan 13,") {
 		t.Fatalf("start quantum: exit %d: %s%s", code, stdout, stderr)
 	}
+	// Every flow capped at 1/4: each has links of its own, so 5 takes 20.
+	stdout, stderr, code = opasim(t, "flow", "dynamic", "--preset", "tree-8ary-2", "--pattern", "shift", "--flow-size", "5", "--rate-cap", "0.25")
+	if code != 0 || !strings.Contains(stdout, "64 flows in 1 phases, 0 unfinished; makespan 20,") {
+		t.Fatalf("rate cap: exit %d: %s%s", code, stdout, stderr)
+	}
 }
 
 // TestFlowProfiles: a flow command's --cpuprofile and --memprofile write
@@ -146,6 +151,8 @@ func TestFlowBadInput(t *testing.T) {
 		{"hot spot probability", []string{"flow", "static", "--preset", "tree-8ary-2", "--pattern", "hot-spot", "--probability", "2"}, []string{"hot spot probability: 2 is not allowed"}},
 		{"negative flow size", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--flow-size", "-1"}, []string{"dynamic.flow_size: -1 is not allowed"}},
 		{"negative start quantum", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--start-quantum", "-1"}, []string{"dynamic.start_quantum: -1 is not allowed: must be in [0, 1e300]"}},
+		{"negative rate cap", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--rate-cap", "-1"}, []string{"dynamic.rate_cap: -1 is not allowed: must be in [0, 1e300] (0: no bound)"}},
+		{"infinite rate cap", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--rate-cap", "Inf"}, []string{"dynamic.rate_cap: +Inf is not allowed: must be in [0, 1e300] (0: no bound)"}},
 		{"preset and kind", []string{"flow", "static", "--config", write("pk.yaml", "topology:\n  preset: tree-8ary-2\n  kind: mesh\n")}, []string{`topology.kind: "mesh" is not allowed with topology.preset`}},
 		{"failures and d-mod-k", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-count", "3", "--routing", "dmodk"}, []string{`routing.name: "dmodk" is not allowed with failed cables`}},
 		{"count and fraction", []string{"flow", "static", "--preset", "tree-8ary-2", "--fail-count", "3", "--fail-fraction", "0.1"}, []string{"topology.fail_count: 3 is not allowed with topology.fail_fraction 0.1"}},
@@ -304,6 +311,8 @@ func TestFlowStorageStudy(t *testing.T) {
 	}
 	expectRefused(t, "start quantum with storage apps", []string{"flow", "dynamic", "--config", "../../docs/examples/storage-study.yaml", "--start-quantum", "1"},
 		[]string{"dynamic.start_quantum: 1 is not allowed with apps (the storage study): must be 0"})
+	expectRefused(t, "rate cap with storage apps", []string{"flow", "dynamic", "--config", "../../docs/examples/storage-study.yaml", "--rate-cap", "1"},
+		[]string{"dynamic.rate_cap: 1 is not allowed with apps (the storage study): must be 0"})
 }
 
 // TestFlowFailureImpact: a 2×2 stencil (flows of 10, 2 steps) on a ring

@@ -158,6 +158,11 @@ type Dynamic struct {
 	// runs whose cost is one solve per start time, whose error
 	// docs/flow.md measures. 0 (the default): exact start times.
 	StartQuantum float64 `yaml:"start_quantum" json:"start_quantum,omitempty"`
+	// RateCap, if positive, bounds every flow's rate (a flow with a cap
+	// of its own keeps the lower): for instance the rate one stream gets
+	// at the cycle level, with links at what its VLs carry
+	// (docs/flow.md, "Cross-validation"). 0 (the default): no bound.
+	RateCap float64 `yaml:"rate_cap" json:"rate_cap,omitempty"`
 }
 
 // PolicyOf is the maxmin policy d names.
@@ -266,6 +271,9 @@ func (c *Config) Build() (*Network, error) {
 	}
 	if d := c.Dynamic; !(d.StartQuantum >= 0) || d.StartQuantum > 1e300 {
 		errs = append(errs, fmt.Errorf("dynamic.start_quantum: %v is not allowed: must be in [0, 1e300] (0: exact start times)", d.StartQuantum))
+	}
+	if d := c.Dynamic; !(d.RateCap >= 0) || d.RateCap > 1e300 {
+		errs = append(errs, fmt.Errorf("dynamic.rate_cap: %v is not allowed: must be in [0, 1e300] (0: no bound)", d.RateCap))
 	}
 	if err := c.Storage.Check(); err != nil {
 		errs = append(errs, err)
