@@ -21,8 +21,9 @@ func (c *Config) CreditLoop(sl int) int64 {
 // share the VL: 48 flits over 120 cycles, 0.4, with the defaults. The
 // cross-validation runs check it term by term (docs/flow.md).
 func (c *Config) VLRate(sl int) float64 {
-	space := min(c.Switch.MaxVLFlits, c.Switch.InputBufferFlits) / max(c.Switch.FlitsPerCredit, 1)
+	fpc := max(c.Switch.FlitsPerCredit, 1)
+	space := min(c.Switch.MaxVLFlits, c.Switch.InputBufferFlits) / fpc
 	p := c.MTUFlits(sl)
-	packets := space / max(c.credits(p), 1)
+	packets := space / max((p+fpc-1)/fpc, 1)
 	return min(1, float64(packets*p)/float64(c.CreditLoop(sl)))
 }

@@ -205,11 +205,14 @@ func printSummary(w io.Writer, r *sim.Results) {
 // message travels on one VL, so a stream of one SL gets at most that.
 // Per SL when their MTUs make it differ.
 func printVLRate(w io.Writer, c *fabric.Config) {
+	if len(c.QoS.SLs) == 0 {
+		return
+	}
 	same := true
 	for i := range c.QoS.SLs {
 		same = same && c.VLRate(i) == c.VLRate(0)
 	}
-	if same || len(c.QoS.SLs) == 0 {
+	if same {
 		fmt.Fprintf(w, "vl rate   at most %.3f flits/cycle a VL into a switch (space over a %d-cycle credit loop, docs/model.md)\n",
 			c.VLRate(0), c.CreditLoop(0))
 		return

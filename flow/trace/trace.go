@@ -126,10 +126,10 @@ type Plan struct {
 	Msg []int32
 	// events[t] lists the flows whose completions are task t's events.
 	events [][]int32
-	// chained lists the messages (ids) whose flow's last dependency is
-	// the previous message from its server (Options.SerialSends), not
-	// part of when the message is issued.
-	chained map[int32]bool
+	// chained[id] (Options.SerialSends): message id's flow's last
+	// dependency is the previous message from its server, not part of
+	// when the message is issued.
+	chained []bool
 }
 
 // coll is one collective while its parts are read.
@@ -167,9 +167,12 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 	colls := map[int64]*coll{}
 	var order []int64 // collectives in the order their first part came
 	var fix []fixup
-	last := make([]int32, servers) // SerialSends: per server, its last message crossing a link (-1: none)
-	for i := range last {
-		last[i] = -1
+	var last []int32 // SerialSends: per server, its last message crossing a link (-1: none)
+	if opt.SerialSends {
+		last = make([]int32, servers)
+		for i := range last {
+			last[i] = -1
+		}
 	}
 	add := func(f dynamic.Flow) int32 {
 		p.Flows = append(p.Flows, f)
@@ -217,21 +220,22 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 				return nil, err
 			}
 			target := int32(-1) // the flow whose first dependency a collective's end fixes up
-			if prev := last[f.Src]; opt.SerialSends && f.Src != f.Dst && f.Size > 0 && prev >= 0 {
+			serial := opt.SerialSends && f.Src != f.Dst && f.Size > 0
+			chained := serial && last[f.Src] >= 0
+			if chained {
 				if len(f.Deps) > 0 && f.Delay > 0 {
 					// Issued delay after its event: a flow of its own, so
 					// the previous message is waited for without the delay.
 					target = add(dynamic.Flow{Src: f.Src, Dst: f.Src, Deps: f.Deps, Delay: f.Delay})
 					f.Deps, f.Delay = []int{int(target)}, 0
 				}
-				f.Deps = append(f.Deps, int(prev))
-				if p.chained == nil {
-					p.chained = map[int32]bool{}
-				}
-				p.chained[int32(len(p.Msg))] = true
+				f.Deps = append(f.Deps, int(last[f.Src]))
+			}
+			if opt.SerialSends {
+				p.chained = append(p.chained, chained)
 			}
 			i := add(f)
-			if opt.SerialSends && f.Src != f.Dst && f.Size > 0 {
+			if serial {
 				last[f.Src] = i
 			}
 			if target < 0 {
@@ -473,7 +477,7 @@ func (p *Plan) Summarize(res *dynamic.Result) *Result {
 // its events' completions plus its delay.
 func (p *Plan) issued(id int32, res *dynamic.Result) float64 {
 	i := p.Msg[id]
-	if !p.chained[id] {
+	if int(id) >= len(p.chained) || !p.chained[id] {
 		return res.Start[i]
 	}
 	f := &p.Flows[i]
