@@ -89,7 +89,7 @@ func TestFlowAgreesWithCycleLevel(t *testing.T) {
 		t.Skip("cycle-level runs")
 	}
 	tree := fabric.TopologyConfig{Preset: "tree-8ary-2"}
-	torus := fabric.TopologyConfig{Kind: "torus", Dims: []int{5, 5}, NICsPerSwitch: 4, Trunk: 1}
+	torus := xvTorus(0).Topology
 	treeRouter := func() (route.Router, error) {
 		tr, err := graph.NewTree(8, 2, 1)
 		if err != nil {
@@ -97,13 +97,7 @@ func TestFlowAgreesWithCycleLevel(t *testing.T) {
 		}
 		return route.NewDModK(tr), nil
 	}
-	torusRouter := func() (route.Router, error) {
-		to, err := graph.NewTorus([]int{5, 5}, 4, 1)
-		if err != nil {
-			return nil, err
-		}
-		return route.NewDOR(to), nil
-	}
+	torusRouter := func() (route.Router, error) { return xvTorusRouter(t, 1), nil }
 	bitPerm := func(kind string) func(int) (static.Pattern, error) {
 		return func(n int) (static.Pattern, error) { return workload.BitPermutation(kind, n) }
 	}
