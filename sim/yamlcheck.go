@@ -119,6 +119,10 @@ func (c *checker) walk(n *yaml.Node, t reflect.Type, path string) {
 		}
 	case reflect.Slice, reflect.Array:
 		if c.expect(n, yaml.SequenceNode, t, path) {
+			if t.Kind() == reflect.Array && len(n.Content) != t.Len() {
+				c.report(path, n.Line, fmt.Sprintf("%d elements is not allowed: must be exactly %d", len(n.Content), t.Len()))
+				return
+			}
 			for i, e := range n.Content {
 				c.walk(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
 			}
