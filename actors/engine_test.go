@@ -12,6 +12,7 @@ import (
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/internal/agreement"
+	"github.com/opasim/opasim/internal/testlong"
 	"github.com/opasim/opasim/messages"
 	"github.com/opasim/opasim/sim"
 )
@@ -413,7 +414,7 @@ func TestMembersAgree(t *testing.T) {
 		// Every second hand-over refused: the members' groups then have
 		// messages in the exchange when the others' arrive.
 		runs := []struct{ members, refuse int }{{2, 0}, {3, 0}, {3, 2}}
-		if testing.Short() {
+		if testlong.Reduced(t) {
 			runs = runs[2:] // the race detector's run
 		}
 		for _, r := range runs {

@@ -11,6 +11,7 @@ import (
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/internal/testlong"
 	"github.com/opasim/opasim/messages"
 	"github.com/opasim/opasim/sim"
 )
@@ -33,7 +34,7 @@ func serialBound(at, flits, ports int) float64 {
 // saturates past the pipelined allocator's 0.89 (docs/results.md).
 func TestIslipRoundTripBound(t *testing.T) {
 	ats := []int64{22, 30, 40}
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		ats = []int64{30}
 	}
 	for _, at := range ats {
@@ -47,7 +48,7 @@ func TestIslipRoundTripBound(t *testing.T) {
 		}
 		t.Logf("AT %d: bound %.4f, islip %.4f", at, bound, r.AcceptedThroughput)
 	}
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		return
 	}
 	cfg := fabric.Default()
@@ -64,7 +65,7 @@ func TestIslipRoundTripBound(t *testing.T) {
 // allocator's does not depend on AT (within 0.03) and stays well past it.
 func TestSerialAllocatorBound(t *testing.T) {
 	ats := []int64{12, 16, 20}
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		ats = []int64{16}
 	}
 	var pipelined []float64

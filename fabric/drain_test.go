@@ -10,6 +10,7 @@ import (
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
+	"github.com/opasim/opasim/internal/testlong"
 	"github.com/opasim/opasim/sim"
 )
 
@@ -79,7 +80,7 @@ func TestDrainAfterSaturation(t *testing.T) {
 	presets := topo.PresetNames()
 	schedulers := sched.Default().Names()
 	const stop, drainCycles = 12000, 40000
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		presets, schedulers = []string{"torus2d-4x4"}, []string{"dtable"}
 	}
 	for _, preset := range presets {
@@ -106,7 +107,7 @@ func TestDrainAfterSaturation(t *testing.T) {
 // interrupted packets and the late tails they leave behind still drain.
 func TestDrainPreemption(t *testing.T) {
 	presets := []string{"torus2d-4x4", "tree-8ary-2"}
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		presets = presets[:1]
 	}
 	for _, preset := range presets {
@@ -136,7 +137,7 @@ func TestDrainPreemption(t *testing.T) {
 func TestDrainAllocators(t *testing.T) {
 	presets := []string{"torus2d-8x8", "tree-8ary-2"}
 	allocs := []string{fabric.AllocIslip, fabric.AllocSerial}
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		presets, allocs = []string{"torus2d-4x4"}, allocs[:1]
 	}
 	for _, preset := range presets {
@@ -178,9 +179,7 @@ func paperMixDrain(t *testing.T, classes string) fabric.Config {
 // TestDrainPaperMixTorus: the scenario that deadlocked the first model
 // drains completely with central buffer lanes per link direction ...
 func TestDrainPaperMixTorus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a saturated 8x8 torus, 200,000 cycles")
-	}
+	testlong.Skip(t, "a saturated 8x8 torus, 200,000 cycles")
 	r, f := drain(t, paperMixDrain(t, topo.CentralByDirection))
 	if r.Blocked || r.UndeliveredPackets != 0 {
 		t.Fatalf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
@@ -194,9 +193,7 @@ func TestDrainPaperMixTorus(t *testing.T) {
 // ring direction coupled through a central buffer lane) and packets stay
 // inside. This is the drain test's own test.
 func TestDrainCatchesTheOldClassification(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a saturated 8x8 torus")
-	}
+	testlong.Skip(t, "a saturated 8x8 torus")
 	r, f := drain(t, paperMixDrain(t, topo.CentralByVL))
 	if !r.Blocked || !r.PartialDeadlock || r.UndeliveredPackets == 0 {
 		t.Fatalf("the old classification did not deadlock: %d undelivered, blocked %v, partial %v (%d of %d input buffers push back)",

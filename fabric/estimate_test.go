@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 // TestEstimateBytes: the estimate of what Build allocates is within a
@@ -12,9 +13,7 @@ import (
 // where each of its terms dominates (a wide switch: the radix² request
 // slots; tori and trees: ports and latency histograms).
 func TestEstimateBytes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds networks of up to 200 MB")
-	}
+	testlong.Skip(t, "builds networks of up to 200 MB")
 	torus := func(d []int) func(*Config) {
 		return func(c *Config) {
 			c.Topology = TopologyConfig{Kind: "torus", Dims: d, NICsPerSwitch: 8, Trunk: 2}

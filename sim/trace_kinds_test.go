@@ -12,6 +12,7 @@ import (
 	"github.com/opasim/opasim/actors"
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/internal/testlong"
 	"github.com/opasim/opasim/sim"
 	"github.com/opasim/opasim/workloads/replay"
 	"github.com/opasim/opasim/workloads/tracegen"
@@ -134,7 +135,7 @@ func TestTraceEnginesAgree(t *testing.T) {
 		{Kind: "ring", Iterations: 4, Bytes: 1024, ComputeNS: 500},
 	}
 	presets := []string{"tree-8ary-2", "torus2d-4x4"}
-	if testing.Short() { // the race detector's run: one small case of each kind of state
+	if testlong.Reduced(t) { // the race detector's run: one small case of each kind of state
 		kinds, presets = []tracegen.Params{{Kind: "stencil3d", Iterations: 2, Bytes: 256, ComputeNS: 500}}, presets[:1]
 	}
 	variants := []struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/opasim/opasim/flow/route"
 	"github.com/opasim/opasim/flow/static"
 	"github.com/opasim/opasim/flow/workload"
+	"github.com/opasim/opasim/internal/testlong"
 	"github.com/opasim/opasim/sim"
 )
 
@@ -85,9 +86,7 @@ func flowPerNIC(t *testing.T, r route.Router, p static.Pattern, selfSenders int,
 // and never above it by more than the measurement's noise; docs/flow.md
 // has the table.
 func TestFlowAgreesWithCycleLevel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cycle-level runs")
-	}
+	testlong.Skip(t, "cycle-level runs")
 	tree := fabric.TopologyConfig{Preset: "tree-8ary-2"}
 	torus := xvTorus(0).Topology
 	treeRouter := func() (route.Router, error) {
@@ -275,9 +274,6 @@ func oneStreamRate(t *testing.T, dir string) (flits, rate, cycles float64) {
 // "Cross-validation"). The command's flow-level replay of the same trace
 // with --serial-sends must give the chained flows' times.
 func TestCompletionTimesAgree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cycle-level replays")
-	}
 	const n, size = xvNICs, xvSize
 	dir := t.TempDir()
 	flits, rate, calib := oneStreamRate(t, dir)
@@ -414,9 +410,7 @@ func checkPermutations(t *testing.T, n, msgs int, flits float64, router func(c f
 // Without the VLs' limit (links of capacity 1) bit reversal's cycle level
 // is 1.27 times the flow level's; docs/flow.md, "Cross-validation".
 func TestPermutationCompletionTimes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cycle-level replays")
-	}
+	testlong.Skip(t, "cycle-level replays")
 	const n = xvNICs
 	flits, rate, _ := oneStreamRate(t, t.TempDir())
 	t.Logf("calibration: %.4f flits/cycle a flow", rate)
@@ -510,9 +504,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
 // flow level leaves out the pipeline's latency, a few hundred cycles;
 // measured 1.0008 to 1.011).
 func TestTorusCompletionTimes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cycle-level replays")
-	}
+	testlong.Skip(t, "cycle-level replays")
 	const nics, per, side, msgs = 100, 4, 5, 99
 	flits := float64(xvSize / fabric.Default().Switch.BytesPerFlit)
 	// NIC p is NIC p%4 of switch p/4, at (x, y) = (sw%5, sw/5).
@@ -572,9 +564,7 @@ func xvTorusRouter(t *testing.T, c float64) route.Router {
 // than max_vl_flits free over its credit loop (docs/flow.md,
 // "Cross-validation", has the runs between the two).
 func TestTorusAllToAllCompletionTimes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("cycle-level replays")
-	}
+	testlong.Skip(t, "cycle-level replays")
 	const n = 100
 	flits := float64(xvSize / fabric.Default().Switch.BytesPerFlit)
 	big := xvTorus(512)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/route"
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 // TestFlowStatic: the flow engine's static run on the 8-ary 2-tree,
@@ -399,7 +400,7 @@ func TestFlowTrace(t *testing.T) {
 			t.Errorf("cpu factor %s: exit %d: %s%s; want %q", c.factor, code, stdout, stderr, c.want)
 		}
 	}
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		return
 	}
 	out := filepath.Join(dir, "cycle.json")

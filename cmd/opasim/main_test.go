@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opasim/opasim/internal/testlong"
 	"github.com/opasim/opasim/sim"
 )
 
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic(string(out))
 	}
-	code := m.Run()
+	code := testlong.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

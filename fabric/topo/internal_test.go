@@ -2,6 +2,8 @@ package topo
 
 import (
 	"testing"
+
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 // internalGraph builds the internal dependency graph of preset name under
@@ -62,7 +64,7 @@ func TestInternalDependenciesFindTheCentralBufferCycle(t *testing.T) {
 // With lanes per (direction, VL) every preset's internal graph is acyclic.
 func TestInternalDependenciesAcyclicByDirection(t *testing.T) {
 	names := PresetNames()
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		names = []string{"torus2d-4x4", "tree-8ary-2", "single-switch"}
 	}
 	for _, name := range names {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/fabric/qos"
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 // paperSC are seed 000 Table 7's SL2SC and SC2SL; paperSC2VL its SC2VL.
@@ -50,7 +51,7 @@ func routingCases() []routingCase {
 // 20000.
 func pairs(nics int) [][2]int {
 	var out [][2]int
-	if testing.Short() && nics > 600 {
+	if testlong.Quick() && nics > 600 {
 		x := uint32(12345)
 		for range 20000 {
 			x = x*1664525 + 1013904223

@@ -10,6 +10,7 @@ import (
 	"github.com/opasim/opasim/flow/dynamic"
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/route"
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 // hashed hashes every Done of the workload it wraps, in order: tag,
@@ -57,9 +58,7 @@ func runDigest(t *testing.T, r route.Router, w dynamic.Workload) string {
 // its predicted completion, the uniform digests differ from the bucket
 // engine's by rounding, the FCFS one not at all).
 func TestEngineDigest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("3,000 completions among 16,384 flows")
-	}
+	testlong.Skip(t, "3,000 completions among 16,384 flows")
 	tree := treeRouter(t, 16, 3)
 	u, err := NewUniform(4096, UniformConfig{PerServer: 4, Completions: 3000, MinSize: 0.5, MaxSize: 1.5, Seed: 3})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/opasim/opasim/flow/dynamic"
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/route"
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 func treeRouter(t testing.TB, k, n int) *route.DModK {
@@ -112,7 +113,7 @@ func TestTake(t *testing.T) {
 // 516,096 × floor(i / 64), on block i mod 64.
 func TestFCFSReference(t *testing.T) {
 	apps := 70
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		apps = 66
 	}
 	rep := runFCFS(t, treeRouter(t, 16, 3), FCFSConfig{Apps: apps, Tasks: 64, FlowSize: 8192, Interval: 7})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/flow/dynamic"
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 // measured wraps a workload and, at time at, records the live heap and
@@ -102,9 +103,7 @@ const (
 // them 2 links away, 240 4 links, 3,840 6 links, a mean of 24,030/4,095;
 // every flow alone in the heap.
 func TestMemoryPerActiveFlow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds 258,048 flows")
-	}
+	testlong.Skip(t, "builds 258,048 flows")
 	w, err := NewFCFS(4096, FCFSConfig{Apps: 100, Tasks: 64, FlowSize: 8192, Interval: 7})
 	if err != nil {
 		t.Fatal(err)

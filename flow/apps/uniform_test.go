@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/flow/dynamic"
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 // logged records every Done of the workload it wraps.
@@ -42,9 +43,7 @@ func runLogged(t *testing.T, cfg UniformConfig, opt dynamic.Options) []dynamic.D
 // and start time) with completion times equal to 1e-9 relative; and no
 // flow completes sooner than its size at the full link rate allows.
 func TestUniformReplayAgrees(t *testing.T) {
-	if testing.Short() {
-		t.Skip("300 events with 16,384 flows, re-solved whole")
-	}
+	testlong.Skip(t, "300 events with 16,384 flows, re-solved whole")
 	cfg := UniformConfig{PerServer: 4, Completions: 300, MinSize: 0.5, MaxSize: 1.5, Seed: 7}
 	a := runLogged(t, cfg, dynamic.Options{})
 	b := runLogged(t, cfg, dynamic.Options{})

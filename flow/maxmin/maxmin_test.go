@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 type spec struct {
@@ -235,7 +237,7 @@ func (r *rng) chance(p float64) bool { return r.float() < p }
 // equal (to rounding) those of a new solver given the same flows.
 func TestIncrementalProperty(t *testing.T) {
 	seeds := 300
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		seeds = 50
 	}
 	for seed := range seeds {
@@ -318,7 +320,7 @@ func TestIncrementalProperty(t *testing.T) {
 // same flows, and every 8 steps a SolveAll of the same solver agrees.
 func TestReplayProperty(t *testing.T) {
 	seeds := 400
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		seeds = 60
 	}
 	partial := 0

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 type cspec struct {
@@ -207,7 +209,7 @@ func checkFP(t *testing.T, s *Solver) {
 // before it left.
 func TestPolicyProperty(t *testing.T) {
 	seeds := 150
-	if testing.Short() {
+	if testlong.Reduced(t) {
 		seeds = 30
 	}
 	for seed := range seeds {

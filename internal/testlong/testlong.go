@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -42,29 +43,56 @@ var (
 	skipped = map[string][]string{} // reason → tests
 )
 
-// Skip skips t unless the long suites are on, and records it for Main's
-// summary.
-func Skip(t testing.TB) {
+// longReason is the summary's reason for the tests Skip skipped.
+const longReason = "long tests: set " + Env + "=1 to run them"
+
+// Skip skips t unless the long suites are on (and always under -short, the
+// race detector's run), and records it for Main's summary. what says what
+// makes the test long ("a saturated 8x8 torus, 200,000 cycles").
+func Skip(t testing.TB, what string) {
 	t.Helper()
-	if Enabled() {
+	if !Quick() {
 		return
 	}
-	Skipf(t, "long test: set %s=1 to run it", Env)
+	record(longReason, t.Name())
+	t.Skipf("long test (%s): set %s=1 to run it", what, Env)
 }
 
-// Skipf skips t for the reason given (a missing tool, the long suites off)
-// and records it for Main's summary.
+// Quick reports whether the quick suite runs: the long suites are off, or
+// -short is set. A test that runs a reduced set of cases when Quick calls
+// Reduced to have that said in Main's summary.
+func Quick() bool { return testing.Short() || !Enabled() }
+
+// Reduced reports Quick, and records t as running a reduced set of cases
+// when it is.
+func Reduced(t testing.TB) bool {
+	t.Helper()
+	if !Quick() {
+		return false
+	}
+	record("run a reduced set of cases: set "+Env+"=1 for all", t.Name())
+	return true
+}
+
+// Skipf skips t for the reason given (a missing tool) and records it for
+// Main's summary.
 func Skipf(t testing.TB, format string, args ...any) {
 	t.Helper()
 	reason := fmt.Sprintf(format, args...)
-	mu.Lock()
-	skipped[reason] = append(skipped[reason], t.Name())
-	mu.Unlock()
+	record(reason, t.Name())
 	t.Skip(reason)
 }
 
+func record(reason, test string) {
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(skipped[reason], test) {
+		skipped[reason] = append(skipped[reason], test)
+	}
+}
+
 // Main runs the package's tests and then reports the tests Skip and Skipf
-// skipped, grouped by reason, on the terminal when there is one (standard
+// skipped and those Reduced cut short, grouped by reason, on the terminal when there is one (standard
 // output otherwise, which `go test -v` shows). It returns the exit code for
 // os.Exit.
 func Main(m *testing.M) int {
@@ -101,7 +129,7 @@ func report(w io.Writer) {
 		if len(list) > 160 {
 			list = list[:157] + "..."
 		}
-		fmt.Fprintf(w, "%s: %d skipped (%s): %s\n", pkg, len(names), r, list)
+		fmt.Fprintf(w, "%s: %d %s: %s\n", pkg, len(names), r, list)
 	}
 	if f, ok := w.(*os.File); ok && f != os.Stdout {
 		f.Close()

@@ -29,12 +29,15 @@ func TestSkipRecords(t *testing.T) {
 
 	t.Setenv(Env, "")
 	var ran bool
-	t.Run("off", func(t *testing.T) { Skip(t); ran = true })
+	t.Run("off", func(t *testing.T) { Skip(t, "test"); ran = true })
 	if ran {
 		t.Error("Skip did not skip with the switch off")
 	}
 	t.Setenv(Env, "1")
-	t.Run("on", func(t *testing.T) { Skip(t); ran = true })
+	if testing.Short() {
+		t.Skip("-short skips every long test: the rest needs the long suites on")
+	}
+	t.Run("on", func(t *testing.T) { Skip(t, "test"); ran = true })
 	if !ran {
 		t.Error("Skip skipped with the switch on")
 	}
@@ -43,8 +46,8 @@ func TestSkipRecords(t *testing.T) {
 	var b bytes.Buffer
 	report(&b)
 	out := b.String()
-	for _, want := range []string{"1 skipped (long test: set OPASIM_LONG=1 to run it): TestSkipRecords/off",
-		"1 skipped (no promtool here): TestSkipRecords/tool"} {
+	for _, want := range []string{"1 long tests: set OPASIM_LONG=1 to run them: TestSkipRecords/off",
+		"1 no promtool here: TestSkipRecords/tool"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary %q lacks %q", out, want)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opasim/opasim/internal/testlong"
 	"github.com/opasim/opasim/workloads/tracegen"
 	"github.com/opasim/opasim/workloads/vef"
 )
@@ -506,9 +507,7 @@ func (w *heapWatch) Write(b []byte) (int, error) {
 // and checks that the heap in use stays under 64 MiB while it is written:
 // nothing is kept per message.
 func TestLargeTraceStreams(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes a million-message trace")
-	}
+	testlong.Skip(t, "writes a million-message trace")
 	p := params("stencil3d", 512, 330)
 	runtime.GC()
 	w := &heapWatch{}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 // The large trace: 64 tasks, 1,000 allreduces over C0 (64,000 parts)
@@ -84,9 +86,7 @@ func heapAlloc() uint64 {
 // the start: the collector lets garbage grow to at least 4 MiB before it
 // runs, and a Next allocates nothing when the record is valid.
 func TestLargeTraceBoundedHeap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes and reads a 2-million-record trace")
-	}
+	testlong.Skip(t, "writes and reads a 2-million-record trace")
 	path := filepath.Join(t.TempDir(), "large.vef")
 	writeLarge(t, path)
 	st, err := os.Stat(path)
