@@ -15,11 +15,13 @@ import (
 // and sim in particular) but the name registry every part of opasim uses
 // and the VEF trace format and its collective lowering (workloads/vef,
 // workloads/collective: the flow-level trace replay reads the traces the
-// cycle-level replay reads, with the same algorithms), which import the
-// standard library only: the flow engine stands alone.
+// cycle-level replay reads, with the same algorithms) and the tests'
+// long-suite switch (internal/testlong), which import the standard
+// library only: the flow engine stands alone.
 func TestNoCycleLevelImports(t *testing.T) {
 	const module = "github.com/opasim/opasim/"
-	allowed := map[string]bool{module + "registry": true, module + "workloads/vef": true, module + "workloads/collective": true}
+	allowed := map[string]bool{module + "registry": true, module + "workloads/vef": true, module + "workloads/collective": true,
+		module + "internal/testlong": true}
 	n := 0
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
@@ -50,7 +52,7 @@ func TestNoCycleLevelImports(t *testing.T) {
 // flow/ may import import nothing of this module but each other.
 func TestAllowedImportsStandAlone(t *testing.T) {
 	const module = "github.com/opasim/opasim/"
-	for _, dir := range []string{"../workloads/vef", "../workloads/collective"} {
+	for _, dir := range []string{"../workloads/vef", "../workloads/collective", "../internal/testlong"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: no Go files (%v)", dir, err)
