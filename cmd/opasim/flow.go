@@ -185,7 +185,9 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	}
 	set := fl.Changed
 	if set("preset") {
-		cfg.Topology = spec.Topology{Preset: f.preset, Capacity: cfg.Topology.Capacity}
+		capacity := cfg.Topology
+		cfg.Topology = spec.Topology{Preset: f.preset}
+		cfg.Topology.KeepCapacity(capacity)
 	}
 	if set("kind") {
 		cfg.Topology.Preset, cfg.Topology.Kind = "", f.kind
@@ -217,12 +219,15 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 		v    float64
 		to   *float64
 	}{{"probability", f.probability, &cfg.Pattern.Probability}, {"mean", f.mean, &cfg.Pattern.Mean},
-		{"capacity", f.capacity, &cfg.Topology.Capacity}, {"flow-size", f.flowSize, &cfg.Dynamic.FlowSize},
+		{"flow-size", f.flowSize, &cfg.Dynamic.FlowSize},
 		{"phase-delay", f.phaseDelay, &cfg.Dynamic.PhaseDelay}, {"start-quantum", f.startQuantum, &cfg.Dynamic.StartQuantum}, {"rate-cap", f.rateCap, &cfg.Dynamic.RateCap}, {"fail-fraction", f.failFraction, &cfg.Topology.FailFraction}}
 	for _, x := range floats {
 		if set(x.flag) {
 			*x.to = x.v
 		}
+	}
+	if set("capacity") {
+		cfg.Topology.SetCapacity(f.capacity)
 	}
 	if set("seed") {
 		cfg.Seed = f.seed
@@ -436,7 +441,7 @@ func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *sp
 
 func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
 	d := cfg.Dynamic
-	policy, err := d.PolicyOf()
+	policy, err := d.PolicyOf(cfg.Classes())
 	if err != nil {
 		return badInput(err)
 	}

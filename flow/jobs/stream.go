@@ -103,8 +103,8 @@ func JobApp(spec string, base workload.App) (workload.App, error) {
 			app.Iterations = n
 		case "size", "compute":
 			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || !(x >= 0) || math.IsInf(x, 0) {
-				return base, fmt.Errorf("application %q: %s %q is not allowed: must be a number at least 0 and finite", spec, k, v)
+			if err != nil || !(x >= 0) || x > workload.MaxMarkovValue {
+				return base, fmt.Errorf("application %q: %s %q is not allowed: must be a number in [0, %g]", spec, k, v, workload.MaxMarkovValue)
 			}
 			if k == "size" {
 				app.Size = x

@@ -6,11 +6,14 @@
 package spec
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/opasim/opasim/flow/graph"
 	"github.com/opasim/opasim/flow/maxmin"
@@ -113,12 +116,85 @@ type Topology struct {
 	Alpha            int     `yaml:"alpha" json:"alpha,omitempty"`
 	Beta             int     `yaml:"beta" json:"beta,omitempty"`
 	Gamma            int     `yaml:"gamma" json:"gamma,omitempty"`
-	Capacity         float64 `yaml:"capacity" json:"capacity"` // every link's (0: 1)
+	Capacity         float64 `yaml:"capacity" json:"capacity"` // every link's, in (0, 1e300] (not given: 1)
 	// Failed cables, drawn from the seed: a count or a fraction of all
 	// (not both). Only the generic routings (ecmp, bfs, ksp, allpath)
 	// route around them.
 	FailCount    int     `yaml:"fail_count" json:"fail_count,omitempty"`
 	FailFraction float64 `yaml:"fail_fraction" json:"fail_fraction,omitempty"`
+
+	// capacitySet: a file or a flag gave the capacity (SetCapacity), so
+	// 0 is a value to refuse rather than the default.
+	capacitySet bool
+}
+
+// UnmarshalYAML decodes the topology and notes whether it names its
+// capacity: an explicit 0 is refused by Build rather than read as the
+// default.
+func (t *Topology) UnmarshalYAML(n *yaml.Node) error {
+	type plain Topology
+	p := plain(*t)
+	if err := n.Decode(&p); err != nil {
+		return err
+	}
+	set := t.capacitySet
+	*t = Topology(p)
+	t.capacitySet = set || hasKey(n, "capacity")
+	return nil
+}
+
+// hasKey reports whether mapping n (or a mapping merged into it) has key.
+func hasKey(n *yaml.Node, key string) bool {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Value == key {
+			return true
+		}
+		if k.ShortTag() == "!!merge" {
+			v := n.Content[i+1]
+			if v.Kind == yaml.AliasNode && v.Alias != nil {
+				v = v.Alias
+			}
+			if v.Kind == yaml.SequenceNode {
+				for _, e := range v.Content {
+					if hasKey(e, key) {
+						return true
+					}
+				}
+			} else if hasKey(v, key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SetCapacity sets every link's capacity as a flag gives it: 0 is then
+// refused by Build, not read as the default.
+func (t *Topology) SetCapacity(c float64) { t.Capacity, t.capacitySet = c, true }
+
+// KeepCapacity gives t the capacity of from, given or not.
+func (t *Topology) KeepCapacity(from Topology) {
+	t.Capacity, t.capacitySet = from.Capacity, from.capacitySet
+}
+
+// checkCapacity refuses a capacity that is not positive and finite (0,
+// when not given, is the default 1).
+func (t *Topology) checkCapacity() error {
+	c := t.Capacity
+	if c == 0 && !t.capacitySet {
+		return nil
+	}
+	if !(c > 0) || c > 1e300 {
+		return fmt.Errorf("topology.capacity (--capacity): %v is not allowed: must be in (0, 1e300] (omit it for 1)", c)
+	}
+	return nil
 }
 
 // Routing names the routing: dmodk (trees, XGFTs and thin trees), dor
@@ -165,18 +241,60 @@ type Dynamic struct {
 	RateCap float64 `yaml:"rate_cap" json:"rate_cap,omitempty"`
 }
 
-// PolicyOf is the maxmin policy d names.
-func (d Dynamic) PolicyOf() (maxmin.Policy, error) {
+// Classes is the number of traffic classes the configured workload's
+// flows use: 2 (0 the applications', 1 storage I/O) for the storage
+// study (apps) and for a Markov model that reads or writes, else 1.
+func (c *Config) Classes() int {
+	if len(c.Apps) > 0 {
+		return 2
+	}
+	if m := c.Markov; m.Tasks != 0 {
+		for a := range workload.NumPhases {
+			if m.Matrix[a][workload.PhaseRead] > 0 || m.Matrix[a][workload.PhaseWrite] > 0 {
+				return 2
+			}
+		}
+	}
+	return 1
+}
+
+// MaxShares bounds dynamic.shares (the solver's most classes).
+const MaxShares = 256
+
+// PolicyOf is the maxmin policy d names for a workload whose flows are of
+// classes traffic classes (Config.Classes). Every error names the key
+// and its flag.
+func (d Dynamic) PolicyOf(classes int) (maxmin.Policy, error) {
 	switch d.Policy {
-	case "", "np":
+	case "", "np", "fp":
+		if len(d.Shares) > 0 {
+			return maxmin.Policy{}, fmt.Errorf("dynamic.shares (--shares): %v is not allowed with policy %s: only policy ba takes shares", d.Shares, cmp.Or(d.Policy, "np"))
+		}
+		if d.Policy == "fp" {
+			return maxmin.Policy{Kind: maxmin.FP}, nil
+		}
 		return maxmin.Policy{Kind: maxmin.NP}, nil
 	case "ba":
 		if len(d.Shares) == 0 {
-			return maxmin.Policy{}, errors.New("dynamic.shares: [] is not allowed with policy ba: give each class's share, e.g. [0.75, 0.25]")
+			return maxmin.Policy{}, errors.New("dynamic.shares: [] is not allowed with policy ba: give each class's share, e.g. [0.75, 0.25] (--shares 0.75,0.25)")
+		}
+		sum := 0.0
+		for i, x := range d.Shares {
+			if !(x >= 0 && x <= 1) {
+				return maxmin.Policy{}, fmt.Errorf("dynamic.shares[%d] (--shares): %v is not allowed: must be in [0, 1]", i, x)
+			}
+			sum += x
+		}
+		switch {
+		case len(d.Shares) > MaxShares:
+			return maxmin.Policy{}, fmt.Errorf("dynamic.shares (--shares): %d shares is not allowed: must be 1 to %d", len(d.Shares), MaxShares)
+		case sum > 1+1e-9:
+			return maxmin.Policy{}, fmt.Errorf("dynamic.shares (--shares): %v is not allowed: they sum to %v, must sum to at most 1", d.Shares, sum)
+		case len(d.Shares) < classes:
+			return maxmin.Policy{}, fmt.Errorf("dynamic.shares (--shares): %v is not allowed: this workload's flows are of %d classes "+
+				"(0: the applications', 1: storage I/O): give %d shares summing to at most 1, e.g. --shares 0.5,0.5", d.Shares, classes, classes)
 		}
 		return maxmin.Policy{Kind: maxmin.BA, Shares: d.Shares}, nil
-	case "fp":
-		return maxmin.Policy{Kind: maxmin.FP}, nil
 	}
 	return maxmin.Policy{}, fmt.Errorf("dynamic.policy: %q is not allowed: must be one of np, ba, fp", d.Policy)
 }
@@ -237,7 +355,7 @@ func (c *Config) Resolve() error {
 	}
 	keep := *t
 	*t = p.topo
-	t.Preset, t.Capacity, t.FailCount, t.FailFraction = keep.Preset, keep.Capacity, keep.FailCount, keep.FailFraction
+	t.Preset, t.Capacity, t.FailCount, t.FailFraction, t.capacitySet = keep.Preset, keep.Capacity, keep.FailCount, keep.FailFraction, keep.capacitySet
 	return nil
 }
 
@@ -257,6 +375,9 @@ func (c *Config) Build() (*Network, error) {
 		return nil, err
 	}
 	var errs []error
+	if err := c.Topology.checkCapacity(); err != nil {
+		errs = append(errs, err)
+	}
 	if c.Workers < 0 || c.Workers > 256 {
 		errs = append(errs, fmt.Errorf("workers: %d is not allowed: must be in [0, 256] (0: one per core)", c.Workers))
 	}

@@ -139,6 +139,9 @@ type coll struct {
 	start []int32 // per rank, its part's start flow
 	end   []int32 // per rank, its part's end flow, once lowered
 	roots int
+	gid   int64
+	first int32 // its rounds' flows are [first, last), once lowered
+	last  int32
 }
 
 // fixup is a flow whose dependency is the end of a collective part not
@@ -174,8 +177,11 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 			last[i] = -1
 		}
 	}
+	var lines []int32 // per flow before the collectives' rounds, the line of the record it comes from
+	line := 0         // the record being read
 	add := func(f dynamic.Flow) int32 {
 		p.Flows = append(p.Flows, f)
+		lines = append(lines, int32(min(line, math.MaxInt32)))
 		return int32(len(p.Flows) - 1)
 	}
 	// depend sets flow f's causality from a record of task task.
@@ -210,6 +216,7 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 		if err != nil {
 			return nil, err
 		}
+		line = rec.Line
 		if rec.Kind == vef.KindMessage {
 			msg := rec.Message
 			f := dynamic.Flow{Src: m[msg.Src], Dst: m[msg.Dst], Size: float64(msg.Bytes)}
@@ -257,7 +264,7 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 		c := colls[part.GID]
 		if c == nil {
 			comm := h.Communicators[part.Comm].Tasks
-			c = &coll{comm: comm, start: make([]int32, len(comm)),
+			c = &coll{comm: comm, start: make([]int32, len(comm)), gid: part.GID,
 				spec: collective.Spec{Op: part.Op, Algorithm: opt.Algorithms[part.Op], Size: len(comm),
 					SendBytes: make([]int64, len(comm)), RecvBytes: make([]int64, len(comm))}}
 			colls[part.GID] = c
@@ -294,11 +301,20 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 		c := colls[x.gid]
 		p.Flows[x.flow].Deps[0] = int(c.end[slices.Index(c.comm, x.task)])
 	}
+	if cycle := findCycle(p.Flows); cycle != nil {
+		w := &why{p: p, lines: lines, src: src, dst: dst}
+		for _, gid := range order {
+			w.colls = append(w.colls, colls[gid])
+		}
+		return nil, w.cycleError(cycle)
+	}
 	return p, nil
 }
 
 // lower adds the flows of collective c's rounds (LowerCollective).
 func (p *Plan) lower(c *coll, m []int32, reversed bool) {
+	c.first = int32(len(p.Flows))
+	defer func() { c.last = int32(len(p.Flows)) }()
 	servers := make([]int32, len(c.comm))
 	for r, task := range c.comm {
 		servers[r] = m[task]

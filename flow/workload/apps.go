@@ -103,8 +103,8 @@ func (a App) check() (it, edge int, err error) {
 		name string
 		v    float64
 	}{{"size", a.Size}, {"compute", a.Compute}} {
-		if !(x.v >= 0) || math.IsInf(x.v, 0) {
-			return 0, 0, fmt.Errorf("application %s: %v is not allowed: must be at least 0 and finite", x.name, x.v)
+		if !(x.v >= 0) || x.v > MaxMarkovValue {
+			return 0, 0, fmt.Errorf("application %s: %v is not allowed: must be in [0, %g]", x.name, x.v, MaxMarkovValue)
 		}
 	}
 	switch a.Kind {

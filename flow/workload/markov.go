@@ -53,6 +53,11 @@ type Markov struct {
 	Seed      uint64 `yaml:"seed" json:"seed"`
 }
 
+// MaxMarkovValue bounds the Markov model's and the applications' sizes
+// and (mean) computation times, as dynamic.flow_size is bounded: times
+// near the float64 limit would overflow once added.
+const MaxMarkovValue = 1e300
+
 // Check validates the model (rows summing to 1 within 1e-9, End
 // absorbing, End reachable from Init, sizes and times).
 func (m *Markov) Check(servers int) error {
@@ -114,8 +119,8 @@ func (m *Markov) check(prefix string, servers int) []string {
 		name string
 		v    float64
 	}{{"comp_mean", m.CompMean}, {"comm_size", m.CommSize}, {"read_size", m.ReadSize}, {"write_size", m.WriteSize}} {
-		if !(x.v >= 0) || math.IsInf(x.v, 0) {
-			add("%s: %v is not allowed: must be at least 0 and finite", x.name, x.v)
+		if !(x.v >= 0) || x.v > MaxMarkovValue {
+			add("%s: %v is not allowed: must be in [0, %g]", x.name, x.v, MaxMarkovValue)
 		}
 	}
 	if m.MaxPhases < 0 {
