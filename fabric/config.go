@@ -3,6 +3,7 @@ package fabric
 import (
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/fabric/topo"
+	"github.com/opasim/opasim/workloads/vef"
 )
 
 // MaxPartitions bounds the actor engine's partitions (config key
@@ -43,6 +44,20 @@ type TraceConfig struct {
 	// reduce, allreduce, gather, scatter, allgather, barrier, alltoall);
 	// an op not named takes its default (workloads/collective).
 	Collectives map[string]string `yaml:"collectives" json:"collectives,omitempty"`
+	// MaxInflatedMB bounds what a gzip trace may decompress to, in MiB, in
+	// [1, MaxInflatedMBLimit]; nil (absent): vef.DefaultMaxInflated, 1024.
+	MaxInflatedMB *int64 `yaml:"max_inflated_mb" json:"max_inflated_mb,omitempty"`
+}
+
+// MaxInflatedMBLimit is the largest trace.max_inflated_mb: 1 TiB.
+const MaxInflatedMBLimit = 1 << 20
+
+// MaxInflated is the most bytes a gzip trace may decompress to.
+func (t *TraceConfig) MaxInflated() int64 {
+	if t.MaxInflatedMB == nil {
+		return vef.DefaultMaxInflated
+	}
+	return *t.MaxInflatedMB << 20
 }
 
 // The values of trace.mapping.

@@ -470,10 +470,13 @@ func contains(list []string, s string) bool {
 func (c *Config) validateTrace(p *Problems) {
 	t := &c.Trace
 	if t.File == "" {
-		if t.SL != 0 || t.Mapping != "" || t.MappingFile != "" || len(t.Collectives) > 0 {
+		if t.SL != 0 || t.Mapping != "" || t.MappingFile != "" || len(t.Collectives) > 0 || t.MaxInflatedMB != nil {
 			p.NotAllowed("trace.file", `""`, "must name a trace when other trace keys are set")
 		}
 		return
+	}
+	if m := t.MaxInflatedMB; m != nil && (*m < 1 || *m > MaxInflatedMBLimit) {
+		p.NotAllowed("trace.max_inflated_mb", *m, fmt.Sprintf("must be in [1, %d] MiB (absent: %d)", MaxInflatedMBLimit, vef.DefaultMaxInflated>>20))
 	}
 	if t.SL < 0 || t.SL >= len(c.QoS.SLs) {
 		p.NotAllowed("trace.sl", t.SL, fmt.Sprintf("must be an index of qos.sls, in [0, %d)", len(c.QoS.SLs)))

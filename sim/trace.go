@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -38,10 +39,10 @@ type TraceResult struct {
 // at fault.
 func buildTrace(cfg *fabric.Config) (*replay.Replay, error) {
 	tr := &cfg.Trace
-	open := func() (*vef.Reader, error) { return vef.Open(tr.File) }
+	open := func() (*vef.Reader, error) { return vef.OpenLimit(tr.File, tr.MaxInflated()) }
 	rd, err := open()
 	if err != nil {
-		return nil, fmt.Errorf("trace.file: %w", err)
+		return nil, fmt.Errorf("trace.file: %w%s", err, inflateHint(err))
 	}
 	tasks := rd.Header().Tasks
 	_ = rd.Close()
@@ -58,9 +59,17 @@ func buildTrace(cfg *fabric.Config) (*replay.Replay, error) {
 	}
 	r, err := replay.New(open, opt)
 	if err != nil {
-		return nil, fmt.Errorf("trace.file %s: %w", tr.File, err)
+		return nil, fmt.Errorf("trace.file %s: %w%s", tr.File, err, inflateHint(err))
 	}
 	return r, nil
+}
+
+// inflateHint names the key that raises the limit a gzip trace went past.
+func inflateHint(err error) string {
+	if !errors.Is(err, vef.ErrInflateLimit) {
+		return ""
+	}
+	return fmt.Sprintf(" (trace.max_inflated_mb, in MiB, raises it up to %d)", fabric.MaxInflatedMBLimit)
 }
 
 // nsToCycles converts ns to cycles of bytesPerFlit bytes at 12.5 GB/s,

@@ -18,11 +18,13 @@ type Error struct {
 	Value    string
 	Expected string
 	Err      error
+
+	errShown bool // Value or Expected already says what Err says
 }
 
 func (e *Error) Error() string {
 	s := fmt.Sprintf("line %d: %s %q: expected %s", e.Line, e.Field, e.Value, e.Expected)
-	if e.Err != nil {
+	if e.Err != nil && !e.errShown {
 		s += ": " + e.Err.Error()
 	}
 	return s

@@ -57,8 +57,10 @@ func TestOpenGzip(t *testing.T) {
 	}
 }
 
-// TestOpenRefuses: a directory is not a trace; a truncated gzip stream is
-// a read error naming the line it stopped at.
+// TestOpenRefuses: a directory is not a trace; a gzip stream cut in its
+// trailer, after the whole text, is a gzip error naming the line it
+// stopped at and wrapping io.ErrUnexpectedEOF (cuts elsewhere:
+// TestTruncatedGzip).
 func TestOpenRefuses(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
@@ -79,8 +81,9 @@ func TestOpenRefuses(t *testing.T) {
 		_, err = rd.Next()
 	}
 	var e *Error
-	if !errors.As(err, &e) || e.Field != "line" || e.Err == nil || e.Line < 1 {
-		t.Errorf("truncated gzip: %v, want an *Error wrapping the read error", err)
+	if !errors.As(err, &e) || e.Field != "gzip" || !errors.Is(err, io.ErrUnexpectedEOF) || e.Line != 12 ||
+		!strings.Contains(err.Error(), "truncated or corrupt") {
+		t.Errorf("truncated gzip: %v, want a gzip *Error at line 12 wrapping io.ErrUnexpectedEOF", err)
 	}
 }
 

@@ -3,6 +3,8 @@ package vef
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -59,4 +61,53 @@ func sameRecords(a, b []Record) bool {
 		}
 	}
 	return true
+}
+
+// FuzzGzip: a trace read through gzip, cut short at any byte and with any
+// limit on its decompressed size, reads as the plain text does as far as
+// it goes: the same header and a prefix of its records, then the plain
+// text's own error or a gzip error (a cut: io.ErrUnexpectedEOF; the
+// limit: ErrInflateLimit), never a complaint about half a line. Whole and
+// within the limit, it reads exactly as the plain text.
+func FuzzGzip(f *testing.F) {
+	f.Add(example, uint(0), uint(1<<20))
+	f.Add(example, uint(100), uint(1<<20))
+	f.Add(example, uint(0), uint(150))
+	f.Add("VEF 3 0 2 1 3 TRUE\nC0 2 0 1\nC1 2 0\nG0 0 3 0 1 0 0 0 -1\nG0 0 3 1 2 6 0 0 -1\nG0 0 3 2 3 0 0 0 -1\n", uint(60), uint(70))
+	f.Add("\n\n\n\n  \t\n"+example, uint(0), uint(9))
+	f.Fuzz(func(t *testing.T, text string, cut, limit uint) {
+		limit = limit%(1<<20) + 1
+		h, recs, plainErr := readAll(strings.NewReader(text))
+		gz := gzipped(t, []byte(text))
+		cut %= uint(len(gz)) + 1
+		if cut == 0 {
+			cut = uint(len(gz)) // whole
+		}
+		cut = max(cut, 2) // gzip's magic bytes: without them, plain text
+		gh, grecs, openErr, err := readStream(gz[:cut], int64(limit))
+		whole := cut == uint(len(gz)) && len(text) <= int(limit)
+		if openErr != nil {
+			err = openErr
+		}
+		var e *Error
+		isGzip := errors.As(err, &e) && e.Field == "gzip" && e.Line >= 1 &&
+			(errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, ErrInflateLimit))
+		switch {
+		case whole:
+			if fmt.Sprint(err) != fmt.Sprint(plainErr) || !sameRecords(grecs, recs) || openErr == nil && plainErr == nil && !reflect.DeepEqual(gh, h) {
+				t.Fatalf("whole: %v %+v, plain %v %+v", err, grecs, plainErr, recs)
+			}
+		case openErr != nil:
+			if !isGzip && !errors.Is(err, io.ErrUnexpectedEOF) && fmt.Sprint(err) != fmt.Sprint(plainErr) {
+				t.Fatalf("opening cut at %d, limit %d: %v (plain: %v)", cut, limit, err, plainErr)
+			}
+		default:
+			if len(grecs) > len(recs) || !sameRecords(grecs, recs[:len(grecs)]) {
+				t.Fatalf("cut at %d, limit %d: records %+v not a prefix of %+v", cut, limit, grecs, recs)
+			}
+			if !isGzip && (fmt.Sprint(err) != fmt.Sprint(plainErr) || len(grecs) != len(recs)) {
+				t.Fatalf("cut at %d, limit %d: %v, want a gzip error or the plain text's %v", cut, limit, err, plainErr)
+			}
+		}
+	})
 }
