@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -32,7 +33,9 @@ func configs() map[string]fabric.Config { return agreement.Configs() }
 // TestEnginesAgree: the actor engine, in every variant below, gives the
 // sequential engine's digest, bit for bit, on several configs.
 func TestEnginesAgree(t *testing.T) {
-	for name, cfg := range configs() {
+	cfgs := configs()
+	for i, name := range slices.Sorted(maps.Keys(cfgs)) {
+		cfg := cfgs[name]
 		seq := build(t, cfg)
 		want := sim.Measure(seq, sim.RunSequential(context.Background(), seq, sim.Hooks{}))
 		if !want.ConservationOK {
@@ -41,7 +44,7 @@ func TestEnginesAgree(t *testing.T) {
 		if v := cfg.QoS.SchedulerView; (v == fabric.ViewTable || v == fabric.ViewTableFeedback) && want.SchedulerWasted == 0 {
 			t.Errorf("%s: no wasted decision: the case does not test the %s view", name, v)
 		}
-		for _, v := range variants {
+		for _, v := range engineVariants(t, i) {
 			c := cfg
 			c.Window, c.Partitions = v.window, v.parts
 			prev := runtime.GOMAXPROCS(v.procs)
@@ -80,6 +83,21 @@ var variants = []struct {
 	{1, 0, 0, false, 0}, {2, 0, 0, false, 0}, {1, 0, 1, false, 0}, {2, 0, 1, false, 0},
 	{2, 0, 0, true, 0}, {2, 3, 0, false, 0}, {1, 5, 1, true, 0}, {2, 64, 0, false, 0},
 	{1, 0, 0, false, 2}, {2, 3, 0, false, 3},
+}
+
+// engineVariants are the variants TestEnginesAgree runs on the i-th
+// config (in name order): all of them in the long suite; in the quick one,
+// one each, in turn, so that every variant and every config still runs.
+func engineVariants(t *testing.T, i int) []struct {
+	procs, parts int
+	window       int64
+	fixed        bool
+	refuse       int
+} {
+	if testlong.Reduced(t) {
+		return variants[i%len(variants) : i%len(variants)+1]
+	}
+	return variants
 }
 
 // TestRepeatable: the same config and seed give the same digest run after
