@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 // randomHeads draws n decisions of eligible heads for cfg from a fixed seed:
@@ -182,11 +184,15 @@ func firstDiff(a, b []int) int {
 func TestConformance(t *testing.T) {
 	reg := Default()
 	configs := map[string]Config{"paper": paperConfig(), "dedicated": dedicatedConfig()}
+	seeds := []uint64{1, 2, 3}
+	if testlong.Reduced(t) {
+		seeds = seeds[:1]
+	}
 	for _, name := range reg.Names() {
 		for cname, cfg := range configs {
 			t.Run(name+"/"+cname, func(t *testing.T) {
 				newS := func() (Scheduler, error) { return reg.New(name, cfg) }
-				for _, seed := range []uint64{1, 2, 3} {
+				for _, seed := range seeds {
 					if err := checkConformance(newS, randomHeads(cfg, 20000, seed)); err != nil {
 						t.Fatalf("seed %d: %v", seed, err)
 					}
