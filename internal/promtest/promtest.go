@@ -20,6 +20,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/opasim/opasim/internal/testlong"
 )
 
 // Binary is the prometheus binary's path. Without one on PATH the test is
@@ -31,7 +33,7 @@ func Binary(t *testing.T) string {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("prometheus is not on PATH: CI must install it (apt-get install prometheus)")
 		}
-		t.Skip("prometheus not on PATH (apt-get install prometheus)")
+		testlong.Skipf(t, "prometheus not on PATH (apt-get install prometheus)")
 	}
 	return bin
 }
