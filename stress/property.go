@@ -2,6 +2,7 @@ package stress
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -44,17 +45,21 @@ type Property struct {
 // Check reports a property that cannot be searched for, naming the flag
 // behind each field.
 func (p *Property) Check(sls int) error {
+	// Written so that NaN fails every comparison and is refused.
+	if !(p.Tolerance >= 0 && p.Tolerance <= 100) {
+		return fmt.Errorf("--tolerance: %g is not allowed: must be in [0, 100] points", p.Tolerance)
+	}
 	switch p.Kind {
 	case PropShare:
-		if p.Tolerance < 0 || p.Tolerance > 100 {
-			return fmt.Errorf("--tolerance: %g is not allowed: must be in [0, 100] points", p.Tolerance)
-		}
 	case PropP99, PropStarvation:
 		if p.SL < 0 || p.SL >= sls {
 			return fmt.Errorf("--sl: %d is not allowed: must be an SL in [0, %d)", p.SL, sls)
 		}
-		if p.Bound < 1 {
+		if !(p.Bound >= 1) {
 			return fmt.Errorf("--bound: %g is not allowed: must be at least 1 cycle", p.Bound)
+		}
+		if p.Bound > math.MaxInt64 {
+			return fmt.Errorf("--bound: %g is not allowed: must be in [1, %d] cycles", p.Bound, int64(math.MaxInt64))
 		}
 	default:
 		return fmt.Errorf("--property: %q is not allowed: must be one of: %s", p.Kind, strings.Join(Properties(), ", "))
@@ -115,8 +120,8 @@ func ParseTargets(s string, names []string) ([]float64, error) {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		i := slices.Index(names, k)
 		var x float64
-		if _, err := fmt.Sscanf(v, "%g", &x); !ok || err != nil || x < 0 {
-			return nil, fmt.Errorf("--targets: %q is not allowed: must be NAME=PERCENT, PERCENT at least 0", kv)
+		if _, err := fmt.Sscanf(v, "%g", &x); !ok || err != nil || !(x >= 0 && x <= math.MaxFloat64) {
+			return nil, fmt.Errorf("--targets: %q is not allowed: must be NAME=PERCENT, PERCENT a finite number at least 0", kv)
 		}
 		if i < 0 {
 			return nil, fmt.Errorf("--targets: %q is not allowed: must name an SL of qos.sls: %s", k, strings.Join(names, ", "))

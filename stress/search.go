@@ -51,6 +51,9 @@ type Report struct {
 	Broken    int // runs whose violation is above 0
 	Random    int // runs of the random phase
 	Evolution int // runs of the CMA-ES phase
+	// Interrupted: the search was stopped (its context ended) before it
+	// spent its budget; the report is of the Runs that finished.
+	Interrupted bool
 }
 
 // Run searches until the budget is spent or ctx ends (then it reports what
@@ -74,16 +77,21 @@ func (s *Search) Run(ctx context.Context) (*Report, error) {
 		}
 		seeds[i] = rng.Uint64()>>1 + 1
 	}
-	if err := e.batch(pts, seeds); err != nil {
-		return e.report(random), err
+	report := func(err error) (*Report, error) {
+		r := e.report(random)
+		r.Interrupted = ctx.Err() != nil
+		return r, err
 	}
-	if left := s.Budget - random; left > 0 {
+	if err := e.batch(pts, seeds); err != nil {
+		return report(err)
+	}
+	if left := s.Budget - random; left > 0 && ctx.Err() == nil {
 		best := e.worst()
 		if err := e.evolve(best, left, rng.Uint64()); err != nil && !errors.Is(err, errBudget) {
-			return e.report(random), err
+			return report(err)
 		}
 	}
-	return e.report(random), ctx.Err()
+	return report(ctx.Err())
 }
 
 var errBudget = errors.New("budget spent")

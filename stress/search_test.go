@@ -2,6 +2,8 @@ package stress
 
 import (
 	"context"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/opasim/opasim/fabric"
@@ -120,6 +122,11 @@ func TestPropertyChecks(t *testing.T) {
 		{Property{Kind: PropP99, SL: 5, Bound: 10}, "--sl: 5 is not allowed: must be an SL in [0, 5)"},
 		{Property{Kind: PropP99, SL: 1, Bound: 10, Targets: []float64{1}}, "--targets: 1 shares given, the config has 5 SLs"},
 		{Property{Kind: PropStarvation, SL: 0, Bound: 0}, "--bound: 0 is not allowed: must be at least 1 cycle"},
+		{Property{Kind: PropShare, Tolerance: math.NaN()}, "--tolerance: NaN is not allowed: must be in [0, 100] points"},
+		{Property{Kind: PropShare, Tolerance: math.Inf(1)}, "--tolerance: +Inf is not allowed: must be in [0, 100] points"},
+		{Property{Kind: PropP99, Tolerance: math.NaN(), Bound: 10}, "--tolerance: NaN is not allowed: must be in [0, 100] points"},
+		{Property{Kind: PropP99, SL: 0, Bound: math.NaN()}, "--bound: NaN is not allowed: must be at least 1 cycle"},
+		{Property{Kind: PropP99, SL: 0, Bound: math.Inf(1)}, "--bound: +Inf is not allowed: must be in [1, 9223372036854775807] cycles"},
 	} {
 		if err := tc.p.Check(5); err == nil || err.Error() != tc.want {
 			t.Errorf("%+v: got %v, want %q", tc.p, err, tc.want)
@@ -128,6 +135,11 @@ func TestPropertyChecks(t *testing.T) {
 	if _, err := ParseTargets("VO=10,VI=30,CL=50,BE=5", []string{"VO", "VI", "CL", "BE", "BK"}); err == nil ||
 		err.Error() != "--targets: BK has no share: give every SL of qos.sls (VO, VI, CL, BE, BK)" {
 		t.Errorf("missing target: %v", err)
+	}
+	for _, bad := range []string{"VO=NaN,VI=3", "VO=Inf,VI=3", "VO=-1,VI=3"} {
+		if _, err := ParseTargets(bad, []string{"VO", "VI"}); err == nil || !strings.Contains(err.Error(), "PERCENT a finite number at least 0") {
+			t.Errorf("targets %s: %v", bad, err)
+		}
 	}
 	if got, err := ParseTargets("VO=1,VI=3", []string{"VO", "VI"}); err != nil || got[0] != 0.25 || got[1] != 0.75 {
 		t.Errorf("targets: %v %v", got, err)

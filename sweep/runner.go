@@ -39,9 +39,10 @@ type Runner struct {
 	// the plots, for Merge to combine with the other shards.
 	Shard Shard
 
-	mu      sync.Mutex
-	results []*sim.Results // by point; nil: not (yet) available
-	ran     int
+	mu          sync.Mutex
+	results     []*sim.Results // by point; nil: not (yet) available
+	ran         int
+	interrupted bool // Run's context ended before every run was stored
 }
 
 // New checks the grid and lists its points; nothing runs yet. schedulers
@@ -97,6 +98,7 @@ func (s *Runner) Run(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "; running %d with %d jobs\n", len(todo), min(s.Jobs, len(todo)))
 	}
 	runErr := s.runAll(ctx, todo)
+	s.interrupted = ctx.Err() != nil
 	if s.sharded() {
 		return s.finishShard(ctx, out, runErr, c.total)
 	}

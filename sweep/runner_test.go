@@ -286,7 +286,7 @@ func TestSweepInterrupted(t *testing.T) {
 		t.Errorf("runs/ holds %v, want the first run only", entries)
 	}
 	sum, err := ReadSummary(out)
-	if err != nil || sum.RunsFound != 1 || sum.Rows[0].Seeds != 1 || sum.Rows[6].Seeds != 0 {
+	if err != nil || sum.RunsFound != 1 || sum.Rows[0].Seeds != 1 || sum.Rows[6].Seeds != 0 || !sum.Interrupted {
 		t.Fatalf("summary after interruption: %+v, %v", sum, err)
 	}
 	if e := sum.Rows[6].Metrics["accepted_throughput"]; e.Mean != nil || e.N != 0 {
@@ -298,6 +298,11 @@ func TestSweepInterrupted(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "reused 1 of 8") || !strings.Contains(stdout.String(), "ran 7") {
 		t.Errorf("resume:\n%s", stdout.String())
+	}
+	if sum, err := ReadSummary(out); err != nil {
+		t.Error(err)
+	} else if sum.Interrupted || sum.RunsFound != 8 {
+		t.Errorf("summary after the resume: interrupted %v, %d runs", sum.Interrupted, sum.RunsFound)
 	}
 }
 

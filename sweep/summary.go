@@ -19,21 +19,24 @@ import (
 // Summary is summary.json: the grid and, per (scheduler, load), one row
 // per SL in config order and an "all" row.
 type Summary struct {
-	Topology           string    `json:"topology"`
-	Traffic            string    `json:"traffic"`
-	Engine             string    `json:"engine"`
-	Cycles             int64     `json:"cycles"`
-	Warmup             int64     `json:"warmup"`
-	CycleNs            float64   `json:"cycle_ns"`
-	Schedulers         []string  `json:"schedulers"`
-	Loads              []float64 `json:"loads"`
-	Seeds              []uint64  `json:"seeds"`
-	SLs                []SL      `json:"sls"`
-	RunsExpected       int       `json:"runs_expected"`
-	RunsFound          int       `json:"runs_found"`
-	ConservationFailed int       `json:"conservation_failed"`
-	CI                 string    `json:"ci"`
-	Rows               []Row     `json:"rows"`
+	Topology     string    `json:"topology"`
+	Traffic      string    `json:"traffic"`
+	Engine       string    `json:"engine"`
+	Cycles       int64     `json:"cycles"`
+	Warmup       int64     `json:"warmup"`
+	CycleNs      float64   `json:"cycle_ns"`
+	Schedulers   []string  `json:"schedulers"`
+	Loads        []float64 `json:"loads"`
+	Seeds        []uint64  `json:"seeds"`
+	SLs          []SL      `json:"sls"`
+	RunsExpected int       `json:"runs_expected"`
+	RunsFound    int       `json:"runs_found"`
+	// Interrupted: the sweep was stopped (a signal) before every run was
+	// stored; the figures are of the RunsFound runs stored.
+	Interrupted        bool   `json:"interrupted"`
+	ConservationFailed int    `json:"conservation_failed"`
+	CI                 string `json:"ci"`
+	Rows               []Row  `json:"rows"`
 }
 
 // SL is a service level of the sweep's config.
@@ -126,7 +129,7 @@ func (s *Runner) summary() *Summary {
 	g := &s.Grid
 	sum := &Summary{Topology: g.Topology, Traffic: g.Traffic, Engine: g.Base.Engine, Cycles: g.Base.Cycles,
 		Warmup: g.Base.Warmup, CycleNs: g.Base.CycleNs(), Schedulers: g.Schedulers, Loads: g.Loads, Seeds: g.Seeds,
-		RunsExpected: len(s.Points), CI: ciMethod, Rows: []Row{}}
+		RunsExpected: len(s.Points), CI: ciMethod, Rows: []Row{}, Interrupted: s.interrupted}
 	for _, sl := range g.Base.QoS.SLs {
 		sum.SLs = append(sum.SLs, SL{Name: sl.Name, Share: sl.Share})
 	}

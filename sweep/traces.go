@@ -52,11 +52,25 @@ type TracePoint struct {
 // TraceRow is a point's outcome.
 type TraceRow struct {
 	TracePoint
-	ExecutionCycles int64   `json:"execution_cycles"`
-	Normalized      float64 `json:"normalized_percent"` // 100 × execution / the execution of the trace alone in the same SL
-	Finished        bool    `json:"finished"`
-	Digest          string  `json:"digest"`
+	ExecutionCycles int64 `json:"execution_cycles"`
+	// Normalized is 100 × execution / the execution of the trace alone in
+	// the same SL; nil when that baseline did not run (an interrupted study).
+	Normalized *float64 `json:"normalized_percent"`
+	Finished   bool     `json:"finished"`
+	Digest     string   `json:"digest"`
 }
+
+// TraceFile is traces.json: the rows of the runs that finished, and
+// whether the study was interrupted before all of RunsExpected ran.
+type TraceFile struct {
+	Interrupted  bool       `json:"interrupted"`
+	RunsExpected int        `json:"runs_expected"`
+	RunsDone     int        `json:"runs_done"`
+	Rows         []TraceRow `json:"rows"`
+}
+
+// errInterrupted marks a run that ended because the study was stopped.
+var errInterrupted = errors.New("it was interrupted")
 
 // Points lists the study's runs: for each trace and each of its SLs the
 // baseline (the trace alone in that SL), then the runs with background.
@@ -91,7 +105,9 @@ func slName(c *fabric.Config, sl int) string { return c.QoS.SLs[sl].Name }
 
 // Run runs every point, jobs at a time, and normalizes each execution
 // time to its trace's baseline. A run that did not finish its trace (it
-// stalled, was interrupted or reached cycles) is an error.
+// stalled or reached cycles) is an error. When ctx ends first, Run
+// returns the rows of the runs that finished, in point order, with ctx's
+// error; runs in flight are abandoned.
 func (s *TraceStudy) Run(ctx context.Context, jobs int, simulate SimulateFunc, log io.Writer) ([]TraceRow, error) {
 	pts := s.Points()
 	rows := make([]TraceRow, len(pts))
@@ -119,19 +135,35 @@ func (s *TraceStudy) Run(ctx context.Context, jobs int, simulate SimulateFunc, l
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(append(errs, ctx.Err())...); err != nil {
-		return nil, err
+	stopped := ctx.Err() != nil
+	var failed []error
+	for _, err := range errs {
+		if err != nil && !(stopped && (errors.Is(err, errInterrupted) || errors.Is(err, context.Canceled))) {
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) > 0 {
+		return nil, errors.Join(append(failed, ctx.Err())...)
+	}
+	done := rows[:0]
+	for _, r := range rows {
+		if r.Finished {
+			done = append(done, r)
+		}
 	}
 	base := map[[2]string]int64{}
-	for _, r := range rows {
+	for _, r := range done {
 		if r.Baseline {
 			base[[2]string{r.Trace, r.TraceSL}] = r.ExecutionCycles
 		}
 	}
-	for i := range rows {
-		rows[i].Normalized = 100 * float64(rows[i].ExecutionCycles) / float64(base[[2]string{rows[i].Trace, rows[i].TraceSL}])
+	for i := range done {
+		if b, ok := base[[2]string{done[i].Trace, done[i].TraceSL}]; ok {
+			v := 100 * float64(done[i].ExecutionCycles) / float64(b)
+			done[i].Normalized = &v
+		}
 	}
-	return rows, nil
+	return done, ctx.Err()
 }
 
 func runTracePoint(ctx context.Context, p TracePoint, simulate SimulateFunc) (TraceRow, error) {
@@ -146,7 +178,7 @@ func runTracePoint(ctx context.Context, p TracePoint, simulate SimulateFunc) (Tr
 		case r.Trace != nil && r.Trace.Stalled:
 			why = "it stalled: " + strings.Join(r.Trace.Blocking, "; ")
 		case r.Interrupted:
-			why = "it was interrupted"
+			return row, fmt.Errorf("%s: the trace did not finish: %w", pointLabel(&p), errInterrupted)
 		}
 		return row, fmt.Errorf("%s: the trace did not finish: %s", pointLabel(&p), why)
 	}
@@ -183,14 +215,22 @@ func WriteTraceTable(w io.Writer, rows []TraceRow) {
 		if r.Baseline {
 			bg, load = "-", "alone"
 		}
-		fmt.Fprintf(w, "%-24s %-5s %-5s %10s %16d %11.2f%%\n", TraceLabel(r.Trace), r.TraceSL, bg, load, r.ExecutionCycles, r.Normalized)
+		norm := "-"
+		if r.Normalized != nil {
+			norm = fmt.Sprintf("%.2f%%", *r.Normalized)
+		}
+		fmt.Fprintf(w, "%-24s %-5s %-5s %10s %16d %12s\n", TraceLabel(r.Trace), r.TraceSL, bg, load, r.ExecutionCycles, norm)
 	}
 }
 
 // SaveTraceStudy writes rows to dir/traces.csv and dir/traces.json and
 // draws dir/traces.{png,svg}: per trace and SL a group of bars, one per
 // background load, of the normalized execution time (Figs. 5 and 6).
-func SaveTraceStudy(dir, title string, rows []TraceRow) ([]string, error) {
+// expected is the study's number of runs: with fewer rows, the study was
+// interrupted, and traces.json and the plot's title say so (a study
+// stopped before any run with background and its baseline ended has no
+// plot).
+func SaveTraceStudy(dir, title string, rows []TraceRow, expected int) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -198,11 +238,19 @@ func SaveTraceStudy(dir, title string, rows []TraceRow) ([]string, error) {
 	cw := csv.NewWriter(&csvBuf)
 	_ = cw.Write([]string{"trace", "baseline", "trace_sl", "background_sl", "background_load", "scheduler", "execution_cycles", "normalized_percent", "digest"})
 	for _, r := range rows {
+		norm := ""
+		if r.Normalized != nil {
+			norm = strconv.FormatFloat(*r.Normalized, 'f', 3, 64)
+		}
 		_ = cw.Write([]string{TraceLabel(r.Trace), strconv.FormatBool(r.Baseline), r.TraceSL, r.BackgroundSL, FormatLoad(r.Load),
-			r.Config.QoS.Scheduler, strconv.FormatInt(r.ExecutionCycles, 10), strconv.FormatFloat(r.Normalized, 'f', 3, 64), r.Digest})
+			r.Config.QoS.Scheduler, strconv.FormatInt(r.ExecutionCycles, 10), norm, r.Digest})
 	}
 	cw.Flush()
-	js, err := json.MarshalIndent(rows, "", "  ")
+	file := TraceFile{Interrupted: len(rows) < expected, RunsExpected: expected, RunsDone: len(rows), Rows: rows}
+	if file.Rows == nil {
+		file.Rows = []TraceRow{}
+	}
+	js, err := json.MarshalIndent(file, "", "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -210,13 +258,21 @@ func SaveTraceStudy(dir, title string, rows []TraceRow) ([]string, error) {
 	if err := errors.Join(writeFileAtomic(files[0], []byte(csvBuf.String())), writeFileAtomic(files[1], js)); err != nil {
 		return nil, err
 	}
+	if file.Interrupted {
+		title += fmt.Sprintf(" (interrupted: %d of %d runs)", len(rows), expected)
+	}
 	p, err := traceBars(title, rows)
+	if errors.Is(err, errNoBars) && file.Interrupted {
+		return files, nil
+	}
 	if err != nil {
 		return files, err
 	}
 	plots, err := savePlot(p, filepath.Join(dir, "traces"))
 	return append(files, plots...), err
 }
+
+var errNoBars = errors.New("no run with background traffic and its baseline to draw")
 
 // traceBars draws the bars: a group per trace and SL on x (the trace's
 // name over the SL's), a bar per load.
@@ -225,7 +281,7 @@ func traceBars(title string, rows []TraceRow) (*plot.Plot, error) {
 	var loads []float64
 	val := map[string]map[float64]float64{}
 	for _, r := range rows {
-		if r.Baseline {
+		if r.Baseline || r.Normalized == nil {
 			continue
 		}
 		g := TraceLabel(r.Trace) + "\n" + r.TraceSL
@@ -236,10 +292,10 @@ func traceBars(title string, rows []TraceRow) (*plot.Plot, error) {
 		if !containsLoad(loads, r.Load) {
 			loads = append(loads, r.Load)
 		}
-		val[g][r.Load] = r.Normalized
+		val[g][r.Load] = *r.Normalized
 	}
 	if len(groups) == 0 {
-		return nil, errors.New("no run with background traffic to draw")
+		return nil, errNoBars
 	}
 	p := plot.New()
 	p.Title.Text = title

@@ -86,6 +86,9 @@ func newStressCmd() *cobra.Command {
 				}
 			}
 			if sig := stopped(); sig != nil {
+				if rep == nil || rep.Runs == 0 {
+					fmt.Fprintf(cmd.ErrOrStderr(), "stress: interrupted before any run finished; nothing written to %s\n", f.out)
+				}
 				return sig
 			}
 			return err
@@ -194,6 +197,9 @@ func (f *stressFlags) write(w io.Writer, s *stress.Search, rep *stress.Report) e
 		verdict = fmt.Sprintf("broken in %d of %d runs", rep.Broken, rep.Runs)
 	}
 	var b strings.Builder
+	if rep.Interrupted {
+		fmt.Fprintf(&b, "interrupted after %d of %d runs: the worst case of the runs that finished\n", rep.Runs, s.Budget)
+	}
 	fmt.Fprintf(&b, "property %s %s (%d random runs, %d CMA-ES runs)\n", s.Property.Kind, verdict, rep.Random, rep.Evolution)
 	fmt.Fprintf(&b, "worst violation %.2f: %s\n", c.Violation, c.Detail)
 	fmt.Fprintf(&b, "traffic: %s\n", s.Space.Describe(c.Config))
@@ -209,6 +215,9 @@ func (f *stressFlags) write(w io.Writer, s *stress.Search, rep *stress.Report) e
 		return err
 	}
 	head := fmt.Sprintf("# opasim stress: the worst case of property %s found (violation %.2f)\n# %s\n", s.Property.Kind, c.Violation, c.Detail)
+	if rep.Interrupted {
+		head += fmt.Sprintf("# interrupted after %d of %d runs\n", rep.Runs, s.Budget)
+	}
 	if err := writeFileAtomic(cfgPath, append([]byte(head), data...)); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}

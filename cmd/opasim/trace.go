@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/google/renameio/v2"
@@ -61,8 +63,8 @@ func newTraceGenCmd() *cobra.Command {
 	f.IntVar(&o.p.Iterations, "iterations", 10, "iterations (time steps, panel steps, rounds), at least 1")
 	f.Int64Var(&o.p.ComputeNS, "compute-ns", 1000, "computation between communications, in ns, at least 0")
 	f.Uint64Var(&o.p.Seed, "seed", 1, "seed of randomaccess's draws (the other kinds draw nothing)")
-	f.IntVar(&o.p.AllreduceEvery, "allreduce-every", 0, fmt.Sprintf("stencil3d: an allreduce after every K-th iteration (default %d)", tracegen.DefaultAllreduceEvery))
-	f.IntVar(&o.p.Updates, "updates", 0, fmt.Sprintf("randomaccess: updates each task sends per iteration (default %d)", tracegen.DefaultUpdates))
+	f.IntVar(&o.p.AllreduceEvery, "allreduce-every", 0, fmt.Sprintf("stencil3d: an allreduce after every K-th iteration, at least 1 (default %d)", tracegen.DefaultAllreduceEvery))
+	f.IntVar(&o.p.Updates, "updates", 0, fmt.Sprintf("randomaccess: updates each task sends per iteration, 1 to %d (default %d)", tracegen.MaxUpdates, tracegen.DefaultUpdates))
 	f.StringVar(&o.out, "out", "-", "write the trace to this `FILE` (.gz: gzip-compressed; -: stdout)")
 	return cmd
 }
@@ -75,6 +77,24 @@ func (o *traceGenFlags) run(cmd *cobra.Command, kind string) error {
 	if info, err := tracegen.Describe(kind); err == nil && !cmd.Flags().Changed("bytes") {
 		p.Bytes = info.DefaultBytes
 	}
+	// A kind's own counts default when their flag is absent; given, they
+	// must be in range (0 is not a way to ask for the default).
+	for _, c := range []struct {
+		flag        string
+		v, max, def int
+		note        string
+	}{
+		{"updates", p.Updates, tracegen.MaxUpdates, tracegen.DefaultUpdates, ""},
+		{"allreduce-every", p.AllreduceEvery, math.MaxInt, tracegen.DefaultAllreduceEvery, "; above --iterations: no allreduce"},
+	} {
+		if cmd.Flags().Changed(c.flag) && (c.v < 1 || c.v > c.max) {
+			allowed := fmt.Sprintf("must be in [1, %d]", c.max)
+			if c.max == math.MaxInt {
+				allowed = "must be at least 1"
+			}
+			return badInput(fmt.Errorf("--%s: %d is not allowed: %s%s (without the flag: %d)", c.flag, c.v, allowed, c.note, c.def))
+		}
+	}
 	if err := p.Check(); err != nil {
 		return badInput(asFlags(err))
 	}
@@ -82,17 +102,29 @@ func (o *traceGenFlags) run(cmd *cobra.Command, kind string) error {
 	if err != nil {
 		return err
 	}
-	h, err := tracegen.Write(out.trace, p)
+	where := "stdout"
+	if o.out != "-" {
+		where = o.out
+	}
+	// A stop signal ends the writing at the next 64 KiB: a trace cut short
+	// is no trace, so the file is left as it was (stdout has what went).
+	ctx, stopped := onSignals(cmd.Context())
+	h, err := tracegen.Write(stopWriter{ctx, out.trace}, p)
 	if err == nil {
 		err = out.close()
+	}
+	if sig := stopped(); sig != nil {
+		out.abandon()
+		left := "left as it was"
+		if o.out == "-" {
+			left = "incomplete"
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "trace gen %s: interrupted after %d bytes of trace; %s %s\n", kind, out.text.n, where, left)
+		return sig
 	}
 	if err != nil {
 		out.abandon()
 		return fmt.Errorf("trace gen %s: %w", kind, err)
-	}
-	where := "stdout"
-	if o.out != "-" {
-		where = o.out
 	}
 	written := fmt.Sprintf("%d bytes written to %s", out.file.n, where)
 	if out.gzipped {
@@ -179,6 +211,19 @@ func (o *traceGenFlags) open(cmd *cobra.Command) (*traceOut, error) {
 		return nil
 	}
 	return out, nil
+}
+
+// stopWriter writes to w until ctx ends, then fails.
+type stopWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (s stopWriter) Write(b []byte) (int, error) {
+	if err := s.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return s.w.Write(b)
 }
 
 // counter counts the bytes written through it.

@@ -174,17 +174,28 @@ func (f *traceSweepFlags) run(cmd *cobra.Command, traces []string) error {
 	rows, err := s.Run(ctx, f.jobs, func(ctx context.Context, cfg fabric.Config) (*sim.Results, error) {
 		return simulate(ctx, cfg, sim.Hooks{})
 	}, cmd.ErrOrStderr())
-	if sig := stopped(); sig != nil {
-		return sig
+	sig := stopped()
+	if err != nil && (sig == nil || !errors.Is(err, context.Canceled)) {
+		if sig == nil {
+			return err
+		}
+		fmt.Fprintln(cmd.ErrOrStderr(), "opasim:", err)
 	}
-	if err != nil {
-		return err
-	}
+	// Stopped by a signal, the study writes the runs that finished,
+	// marked interrupted (traces.json), and exits 128 + the signal.
+	expected := len(s.Points())
 	sweep.WriteTraceTable(cmd.OutOrStdout(), rows)
 	title := fmt.Sprintf("%s, %s; trace and background in %s", s.Base.Topology.Preset, f.scheduler, strings.Join(names, " and "))
-	files, err := sweep.SaveTraceStudy(f.out, title, rows)
+	files, err := sweep.SaveTraceStudy(f.out, title, rows, expected)
 	if len(files) > 0 {
 		fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", strings.Join(files, ", "))
+	}
+	if sig != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "trace sweep: interrupted: %d of %d runs finished and written\n", len(rows), expected)
+		if err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), "opasim:", err)
+		}
+		return sig
 	}
 	return err
 }
