@@ -357,11 +357,16 @@ func (c *Config) validateVLArb(p *Problems) {
 func (c *Config) validateSLs(p *Problems, derivesTable bool) {
 	q := &c.QoS
 	owner := map[int]string{}
+	named := map[string]int{}
 	sum := 0.0
 	for i, sl := range q.SLs {
 		f := fmt.Sprintf("qos.sls[%d]", i)
 		if sl.Name == "" {
 			p.NotAllowed(f+".name", `""`, "must be a non-empty name")
+		} else if first, taken := named[sl.Name]; taken {
+			p.NotAllowed(f+".name", fmt.Sprintf("%q", sl.Name), fmt.Sprintf("must be unique: qos.sls[%d] is named %q too", first, sl.Name))
+		} else {
+			named[sl.Name] = i
 		}
 		if len(sl.SCs) == 0 {
 			p.NotAllowed(f+".scs", "[]", "must list at least one SC")
