@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,12 +19,28 @@ import (
 	"github.com/opasim/opasim/sim"
 )
 
-// DefaultTimeout is how long the coordinator waits for a member's report
-// of a window (and a member for the coordinator's answer to its join):
-// far above a window's work on any network this machine runs (milliseconds)
-// and the build of the largest network a member makes, short enough that
-// a run whose member died fails within the minute.
+// DefaultTimeout bounds silence: how long the coordinator goes without a
+// word from a member (a report or a heartbeat) and a member without a word
+// from the coordinator (an answer to its join, or a heartbeat) before it
+// takes the other for dead. Heartbeats go every HeartbeatEvery whatever
+// the process is busy with, so a member that is slow (a loaded machine, a
+// large network to build) is not taken for dead: this bounds a stopped or
+// cut-off process, not work. A run whose member died fails within the
+// minute.
 const DefaultTimeout = 30 * time.Second
+
+// DefaultWindowTimeout bounds a step of the run while every member
+// answers: the members' network builds, a window, their final totals.
+// Such a step takes milliseconds (seconds for the build of the largest
+// networks); one that takes this long is stuck, not slow.
+const DefaultWindowTimeout = 10 * time.Minute
+
+// HeartbeatEvery is how often the coordinator and each member send each
+// other an Alive once the run is set up; the liveness checks run as often.
+const HeartbeatEvery = 250 * time.Millisecond
+
+// MinTimeout is the least timeout a run takes: four heartbeats.
+const MinTimeout = 4 * HeartbeatEvery
 
 // Options configure the coordinator of a distributed run.
 type Options struct {
@@ -31,10 +48,12 @@ type Options struct {
 	Listen    string // host:port (default 127.0.0.1:0)
 	Advertise string // the address members reach it at, when not the listen address
 	Token     []byte
-	// Timeout bounds the wait for any member's report of a window (and its
-	// build); JoinTimeout the wait for every member to join (0: no bound).
-	Timeout, JoinTimeout time.Duration
-	Log                  *slog.Logger
+	// Timeout bounds a member's silence once the run is set up (no report
+	// and no heartbeat: DefaultTimeout when 0); WindowTimeout a step of the
+	// run while every member answers (DefaultWindowTimeout when 0);
+	// JoinTimeout the wait for every member to join (0: no bound).
+	Timeout, WindowTimeout, JoinTimeout time.Duration
+	Log                                 *slog.Logger
 	// Listening is told the address the coordinator listens on, before any
 	// member can join.
 	Listening func(address string)
@@ -70,9 +89,16 @@ type Report struct {
 // Coordinate runs n across o.Members member processes: it waits for them
 // to join, gives each its part of the network, holds the window loop, and
 // measures the run from the members' totals. It returns an error if a
-// member fails, dies or stays silent past the timeout; then, if a complete
-// snapshot of the members' totals was taken before, also the partial
-// results made from the latest (marked Partial and Interrupted).
+// member fails, dies, leaves or stays silent past the timeout, or a step
+// of the run takes past the window timeout; then, if a complete snapshot
+// of the members' totals was taken before, also the partial results made
+// from the latest (marked Partial and Interrupted).
+//
+// Cancelling ctx ends the run at the next window, as in one process: the
+// members send their totals and the results are marked interrupted. Before
+// every member has joined there is no run: the members in the lobby are
+// told (Abort) and the error wraps ctx's cause (errors.Is(err,
+// context.Canceled)), with no results.
 func Coordinate(ctx context.Context, n *fabric.Network, o Options) (*sim.Results, Report, error) {
 	if err := checkRun(n, o); err != nil {
 		return nil, Report{}, err
@@ -86,6 +112,9 @@ func Coordinate(ctx context.Context, n *fabric.Network, o Options) (*sim.Results
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.WindowTimeout <= 0 {
+		o.WindowTimeout = DefaultWindowTimeout
 	}
 	if o.SnapshotEvery <= 0 {
 		o.SnapshotEvery = DefaultSnapshotEvery
@@ -105,14 +134,25 @@ func Coordinate(ctx context.Context, n *fabric.Network, o Options) (*sim.Results
 	c := &coordinator{ctx: ctx, o: o, n: n, plan: plan, config: cfg, end: make(chan error, 1),
 		expected: make([]uint64, o.Members), isReady: make([]bool, o.Members), dones: make([]*Done, 0, o.Members), finals: make([]*Final, o.Members)}
 	c.report.Plan = plan
-	if _, err := nd.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return c }), coordinatorName); err != nil {
+	pid, err := nd.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return c }), coordinatorName)
+	if err != nil {
 		return nil, Report{}, err
 	}
 	o.Log.Info("coordinator listening", "address", nd.address(), "members", o.Members, "plan", plan.Describe())
 	if o.Listening != nil {
 		o.Listening(nd.address())
 	}
-	if err := <-c.end; err != nil {
+	select {
+	case err = <-c.end:
+	case <-ctx.Done():
+		nd.system.Root.Send(pid, interrupt{})
+		err = <-c.end
+		if len(c.aborted) > 0 {
+			abort(nd.system.Root, c.aborted, fmt.Sprintf("the coordinator was stopped (%v) with %d of %d members joined",
+				context.Cause(ctx), len(c.aborted), o.Members))
+		}
+	}
+	if err != nil {
 		if c.partialErr != nil {
 			err = fmt.Errorf("%w; and no partial results: %w", err, c.partialErr)
 		}
@@ -154,6 +194,11 @@ type coordinator struct {
 	dones    []*Done
 	ticked   time.Time
 	finals   []*Final
+	set      bool         // every member joined: setups sent, heartbeats due
+	heard    []time.Time  // per member, when it was last heard from (a report or a heartbeat)
+	since    time.Time    // when the step the coordinator waits for began
+	stopAt   time.Time    // when the run was interrupted (zero: not)
+	aborted  []*actor.PID // the members in the lobby when the run was interrupted before it began
 	got      int
 	over     bool
 	report   Report
@@ -171,11 +216,24 @@ func (c *coordinator) Receive(ctx actor.Context) {
 	switch m := ctx.Message().(type) {
 	case *actor.Started:
 		c.last = "none"
+		self, root := ctx.Self(), ctx.ActorSystem().Root
 		if c.o.JoinTimeout > 0 {
 			// A bound on the whole wait, which repeated joins do not reset.
-			self, root := ctx.Self(), ctx.ActorSystem().Root
 			time.AfterFunc(c.o.JoinTimeout, func() { root.Send(self, joinExpired{}) })
 		}
+		time.AfterFunc(HeartbeatEvery, func() { root.Send(self, checkTick{}) })
+	case checkTick:
+		c.check(ctx, time.Now())
+		self, root := ctx.Self(), ctx.ActorSystem().Root
+		time.AfterFunc(HeartbeatEvery, func() { root.Send(self, checkTick{}) })
+	case interrupt:
+		c.interrupt()
+	case *Alive:
+		c.heardFrom(ctx, m.Index)
+	case *Leave:
+		c.leave(ctx, m)
+	case *actor.DeadLetterResponse:
+		c.deadLetter(m)
 	case joinExpired:
 		if len(c.members) < c.o.Members {
 			c.stop(fmt.Errorf("%d of %d members joined within %s", len(c.members), c.o.Members, c.o.JoinTimeout))
@@ -183,7 +241,7 @@ func (c *coordinator) Receive(ctx actor.Context) {
 	case *Join:
 		c.join(ctx, m)
 	case *Ready:
-		if c.fromMember(ctx, m.Index) && !c.isReady[m.Index] {
+		if c.heardFrom(ctx, m.Index) && !c.isReady[m.Index] {
 			c.isReady[m.Index] = true
 			c.ready++
 			if c.ready == len(c.members) {
@@ -194,11 +252,11 @@ func (c *coordinator) Receive(ctx actor.Context) {
 			}
 		}
 	case *Done:
-		if c.fromMember(ctx, m.Index) {
+		if c.heardFrom(ctx, m.Index) {
 			c.done(ctx, m)
 		}
 	case *Final:
-		if c.fromMember(ctx, m.Index) && c.finals[m.Index] == nil {
+		if c.heardFrom(ctx, m.Index) && c.finals[m.Index] == nil {
 			c.finals[m.Index] = m
 			c.got++
 			if c.got == len(c.members) {
@@ -213,8 +271,6 @@ func (c *coordinator) Receive(ctx actor.Context) {
 					failed, c.during(), c.last))
 			}
 		}
-	case *actor.ReceiveTimeout:
-		c.timeout()
 	}
 }
 
@@ -237,9 +293,10 @@ func (c *coordinator) join(ctx actor.Context, j *Join) {
 			if p.Equal(ctx.Sender()) {
 				// A repeated join: the member has its place; while the
 				// run waits, say so again (its setup is on its way
-				// otherwise).
+				// otherwise). Sent as a request: the member checks the
+				// sender is the coordinator (Respond names none).
 				if len(c.members) < c.o.Members {
-					ctx.Respond(&Waiting{Index: int32(i), Joined: int32(len(c.members)), Members: int32(c.o.Members)})
+					ctx.Request(ctx.Sender(), &Waiting{Index: int32(i), Joined: int32(len(c.members)), Members: int32(c.o.Members)})
 				}
 				return
 			}
@@ -258,10 +315,14 @@ func (c *coordinator) join(ctx actor.Context, j *Join) {
 	c.members = append(c.members, ctx.Sender())
 	c.o.Log.Info("member joined", "index", len(c.members)-1, "address", from)
 	if len(c.members) < c.o.Members {
-		ctx.Respond(&Waiting{Index: int32(len(c.members) - 1), Joined: int32(len(c.members)), Members: int32(c.o.Members)})
+		ctx.Request(ctx.Sender(), &Waiting{Index: int32(len(c.members) - 1), Joined: int32(len(c.members)), Members: int32(c.o.Members)})
 		return
 	}
-	ctx.SetReceiveTimeout(c.o.Timeout) // building the network is the members' first work
+	c.set, c.since = true, time.Now() // building the network is the members' first work
+	c.heard = make([]time.Time, len(c.members))
+	for i := range c.heard {
+		c.heard[i] = c.since
+	}
 	peers := make([]string, len(c.members))
 	for i, p := range c.members {
 		peers[i] = p.Address
@@ -272,13 +333,132 @@ func (c *coordinator) join(ctx actor.Context, j *Join) {
 	}
 }
 
-// fromMember reports whether a report naming member i came from it.
-func (c *coordinator) fromMember(ctx actor.Context, i int32) bool {
-	if i >= 0 && int(i) < len(c.members) && ctx.Sender() != nil && ctx.Sender().Equal(c.members[i]) {
+// heardFrom reports whether a report or heartbeat naming member i came
+// from it once the run is set up, and notes when the member was heard.
+func (c *coordinator) heardFrom(ctx actor.Context, i int32) bool {
+	if c.set && i >= 0 && int(i) < len(c.members) && ctx.Sender() != nil && ctx.Sender().Equal(c.members[i]) {
+		c.heard[i] = time.Now()
 		return true
 	}
 	c.o.Log.Warn("dropped a report not from the member it names", "member", i, "sender", ctx.Sender(), "type", fmt.Sprintf("%T", ctx.Message()))
 	return false
+}
+
+// check runs every HeartbeatEvery: it sends each member a heartbeat once
+// the run is set up, fails the run on members silent for the timeout, or
+// on a step of the run that takes past the window timeout though every
+// member answers (or past the timeout once the run was interrupted).
+func (c *coordinator) check(ctx actor.Context, now time.Time) {
+	if !c.set {
+		return
+	}
+	for _, p := range c.members {
+		ctx.Request(actor.NewPID(p.Address, aliveName), &Alive{Index: -1})
+	}
+	var silent, waited []string
+	for i, p := range c.members {
+		name := fmt.Sprintf("member %d (%s)", i, p.Address)
+		if now.Sub(c.heard[i]) > c.o.Timeout {
+			silent = append(silent, name)
+		}
+		if !c.answered(i) {
+			waited = append(waited, name)
+		}
+	}
+	if len(silent) > 0 {
+		failed := strings.Join(silent, ", ")
+		c.fail(failed, fmt.Errorf("no word within %s from [%s] (no report and no heartbeat: its process is stopped or cut off) %s; the last window every member completed: %s",
+			c.o.Timeout, failed, c.during(), c.last))
+		return
+	}
+	if len(waited) == 0 {
+		return
+	}
+	failed := strings.Join(waited, ", ")
+	if took := now.Sub(c.since); took > c.o.WindowTimeout {
+		c.fail(failed, fmt.Errorf("no answer within %s (the window timeout) from [%s] %s, though every member sends heartbeats; the last window every member completed: %s",
+			c.o.WindowTimeout, failed, c.during(), c.last))
+		return
+	}
+	if !c.stopAt.IsZero() && now.Sub(later(c.stopAt, c.since)) > c.o.Timeout {
+		c.fail(failed, fmt.Errorf("interrupted, and no answer within %s from [%s] %s; the last window every member completed: %s",
+			c.o.Timeout, failed, c.during(), c.last))
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// interrupt ends the run on a cancelled context: in the lobby, at once
+// (Coordinate tells the members there: aborted); once every member
+// joined, the window loop ends the run at the next window (it reads the
+// context), and the members send their totals.
+func (c *coordinator) interrupt() {
+	if c.set {
+		if c.stopAt.IsZero() {
+			c.stopAt = time.Now()
+			c.o.Log.Info("interrupted: the run ends at the next window", "during", c.during())
+		}
+		return
+	}
+	c.aborted = append([]*actor.PID(nil), c.members...)
+	c.stop(fmt.Errorf("no run: %w; stopped with %d of %d members joined", context.Cause(c.ctx), len(c.members), c.o.Members))
+}
+
+// abort tells the members in the lobby that the run will not start, and
+// waits up to leaveWait for them to take it.
+func abort(root *actor.RootContext, members []*actor.PID, reason string) {
+	fs := make([]*actor.Future, len(members))
+	for i, p := range members {
+		fs[i] = root.RequestFuture(p, &Abort{Reason: reason}, leaveWait)
+	}
+	for _, f := range fs {
+		_, _ = f.Result() // a member that does not answer sees the coordinator gone
+	}
+}
+
+// leave takes a member's Leave: in the lobby its place is freed (the
+// members after it move up); once the run is set up the run fails on it.
+func (c *coordinator) leave(ctx actor.Context, l *Leave) {
+	s := ctx.Sender()
+	k := -1
+	for i, p := range c.members {
+		if s != nil && p.Address == s.Address {
+			k = i
+		}
+	}
+	if k < 0 {
+		c.o.Log.Warn("dropped a leave from no member", "sender", s)
+		return
+	}
+	ctx.Respond(&Alive{Index: -1})
+	if !c.set {
+		c.o.Log.Info("member left before the run began", "index", k, "address", c.members[k].Address, "reason", l.Reason)
+		c.members = slices.Delete(c.members, k, k+1)
+		return
+	}
+	failed := fmt.Sprintf("member %d (%s)", k, c.members[k].Address)
+	c.fail(failed, fmt.Errorf("%s left the run (%s) %s; the last window every member completed: %s", failed, l.Reason, c.during(), c.last))
+}
+
+// deadLetter fails the run on a message to a member's actor that its
+// process says does not exist (a heartbeat to a member on its way out is
+// not one).
+func (c *coordinator) deadLetter(d *actor.DeadLetterResponse) {
+	if !c.set || d.Target == nil || d.Target.Id != memberName {
+		return
+	}
+	for i, p := range c.members {
+		if p.Address == d.Target.Address {
+			failed := fmt.Sprintf("member %d (%s)", i, p.Address)
+			c.fail(failed, fmt.Errorf("%s has no member actor any more (a message to it was not delivered) %s; the last window every member completed: %s",
+				failed, c.during(), c.last))
+		}
+	}
 }
 
 // advance opens the next window and ticks the members that run groups in
@@ -301,6 +481,7 @@ func (c *coordinator) advance(ctx actor.Context) {
 	}
 	c.dones = c.dones[:0]
 	c.ticked = time.Now()
+	c.since = c.ticked
 	snapshot := c.snap.due(c.ticked)
 	for o, t := range ticks {
 		if t != nil {
@@ -393,22 +574,13 @@ func (c *coordinator) during() string {
 	}
 }
 
-// joinExpired tells the coordinator its JoinTimeout is over.
-type joinExpired struct{}
-
-// timeout fails the run on the members silent for Timeout (set once
-// every member joined).
-func (c *coordinator) timeout() {
-	var silent []string
-	for i, p := range c.members {
-		if !c.answered(i) {
-			silent = append(silent, fmt.Sprintf("member %d (%s)", i, p.Address))
-		}
-	}
-	failed := strings.Join(silent, ", ")
-	c.fail(failed, fmt.Errorf("no answer within %s from [%s] %s; the last window every member completed: %s",
-		c.o.Timeout, failed, c.during(), c.last))
-}
+// joinExpired tells the coordinator its JoinTimeout is over; checkTick
+// that its checks are due; interrupt that the run's context is cancelled.
+type (
+	joinExpired struct{}
+	checkTick   struct{}
+	interrupt   struct{}
+)
 
 // answered reports whether member i has answered what the coordinator
 // waits for now.
@@ -432,6 +604,7 @@ func (c *coordinator) answered(i int) bool {
 func (c *coordinator) finish(ctx actor.Context) {
 	c.running = false
 	c.ready = len(c.members)
+	c.since = time.Now()
 	for i, p := range c.members {
 		ctx.Request(p, &Finish{Expect: c.expected[i]})
 	}

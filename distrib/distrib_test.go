@@ -9,6 +9,7 @@ import (
 
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/internal/agreement"
+	"github.com/opasim/opasim/internal/testlong"
 	"github.com/opasim/opasim/sim"
 )
 
@@ -23,6 +24,21 @@ func testConfig(preset string, cycles int64) fabric.Config {
 
 var testToken = []byte("a-test-token-of-some-length")
 
+// The bounds of the tests' runs: generous, so that a loaded machine's
+// delays never fail a test; a stuck run still ends, on the protocol's own
+// timeouts. The liveness tests set short ones of their own.
+const (
+	testTimeout       = 2 * time.Minute // a process's silence
+	testWindowTimeout = 5 * time.Minute // a step of the run
+	testJoinTimeout   = 5 * time.Minute // every member joined
+)
+
+// testOptions are a coordinator's options in the tests: members, the
+// test token, no log, the tests' bounds.
+func testOptions(members int) Options {
+	return Options{Members: members, Token: testToken, Log: quietLog(), Timeout: testTimeout, WindowTimeout: testWindowTimeout, JoinTimeout: testJoinTimeout}
+}
+
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // runInProcess runs cfg distributed over members members, each an actor
@@ -35,16 +51,16 @@ func runInProcess(t *testing.T, cfg fabric.Config, members int) (*sim.Results, R
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := context.Background()
 	addr := make(chan string, 1)
 	memberErr := make(chan error, members)
 	go func() {
 		a := <-addr
 		startMembers(ctx, a, members, memberErr)
 	}()
-	res, rep, err := Coordinate(ctx, n, Options{Members: members, Token: testToken, Log: quietLog(), Timeout: 10 * time.Second,
-		JoinTimeout: 10 * time.Second, Listening: func(a string) { addr <- a }})
+	o := testOptions(members)
+	o.Listening = func(a string) { addr <- a }
+	res, rep, err := Coordinate(ctx, n, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,10 +72,16 @@ func runInProcess(t *testing.T, cfg fabric.Config, members int) (*sim.Results, R
 	return res, rep
 }
 
+// TestInProcessDigest: tree-8ary-2 (also with preemption) and
+// torus2d-4x4 on 2 and 3 members in this process give the sequential
+// digest, figures and conservation.
 func TestInProcessDigest(t *testing.T) {
 	preempt := testConfig("tree-8ary-2", 1500)
 	preempt.Traffic.Load = 0.9
 	preempt.QoS.Preemption = fabric.PreemptionConfig{MinFlits: 4, Preempts: map[string][]string{"VO": {"VI", "CL", "BE", "BK"}, "VI": {"CL", "BE", "BK"}}}
+	// The quick suite runs each network on one number of members.
+	reduced := testlong.Reduced(t)
+	quick := map[string]int{"tree-8ary-2": 0, "torus2d-4x4": 2, "tree-8ary-2 with preemption": 3}
 	for preset, cfg := range map[string]fabric.Config{"tree-8ary-2": testConfig("tree-8ary-2", 1500),
 		"torus2d-4x4": testConfig("torus2d-4x4", 1500), "tree-8ary-2 with preemption": preempt} {
 		n, err := sim.Build(cfg)
@@ -68,6 +90,9 @@ func TestInProcessDigest(t *testing.T) {
 		}
 		want := sim.Measure(n, sim.RunSequential(context.Background(), n, sim.Hooks{}))
 		for _, members := range []int{2, 3} {
+			if reduced && quick[preset] != members {
+				continue
+			}
 			got, rep := runInProcess(t, cfg, members)
 			if got.Digest != want.Digest {
 				t.Errorf("%s on %d members: digest %s, sequential %s", preset, members, got.Digest, want.Digest)
@@ -99,7 +124,7 @@ func startMembers(ctx context.Context, addr string, members int, ends chan<- err
 			tok = tokens[i]
 		}
 		go func() {
-			ends <- RunMember(ctx, MemberOptions{Join: addr, Token: tok, Log: quietLog(), Timeout: 10 * time.Second,
+			ends <- RunMember(ctx, MemberOptions{Join: addr, Token: tok, Log: quietLog(), Timeout: testTimeout,
 				Listening: func(string) { close(listening) }, Gate: gate})
 		}()
 		select {
@@ -125,28 +150,46 @@ func skipUnderRace(t *testing.T) {
 // TestAgreementConfigsDistributed: every engine-agreement config with
 // switches enough for the members (the single-switch ones cannot be cut)
 // gives the sequential digest on 2 and 3 members over the remote layer on
-// loopback, as on the actor engine in one process.
+// loopback, as on the actor engine in one process. The quick suite runs
+// two of them (quickAgreement); OPASIM_LONG=1 runs all.
 func TestAgreementConfigsDistributed(t *testing.T) {
+	reduced := testlong.Reduced(t)
 	ran := 0
 	for name, cfg := range agreement.Configs() {
 		n, err := sim.Build(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
+		members, quick := quickAgreement[name]
+		if reduced && !quick {
+			continue
+		}
 		want := sim.Measure(n, sim.RunSequential(context.Background(), n, sim.Hooks{}))
-		for _, members := range []int{2, 3} {
-			if n.NumSwitches() < members {
+		for _, m := range []int{2, 3} {
+			if n.NumSwitches() < m || (reduced && m != members) {
 				continue
 			}
-			got, _ := runInProcess(t, cfg, members)
+			began := time.Now()
+			got, rep := runInProcess(t, cfg, m)
 			ran++
 			if got.Digest != want.Digest || !got.ConservationOK {
 				t.Errorf("%s on %d members: digest %s (conservation %v), sequential %s",
-					name, members, got.Digest, got.ConservationOK, want.Digest)
+					name, m, got.Digest, got.ConservationOK, want.Digest)
 			}
+			t.Logf("%s on %d members: %d windows, %s", name, m, rep.Windows, time.Since(began).Round(time.Millisecond))
 		}
 	}
-	if ran < 10 {
+	if want := 10; reduced {
+		if ran != len(quickAgreement) {
+			t.Errorf("%d distributed runs, want %d: a config of quickAgreement is gone", ran, len(quickAgreement))
+		}
+	} else if ran < want {
 		t.Errorf("%d distributed runs: the configs cover too few networks of several switches", ran)
 	}
 }
+
+// quickAgreement are the agreement configs the quick suite runs
+// distributed, each on the members given: what TestInProcessDigest does
+// not cover (the light load, whose idle groups wake for one message
+// across members).
+var quickAgreement = map[string]int{"8-ary 2-tree, light load": 2}

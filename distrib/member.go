@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -160,8 +161,10 @@ type MemberOptions struct {
 	Listen    string // where this member listens (host:port; default 127.0.0.1:0)
 	Advertise string // the address peers reach it at, when not the listen address
 	Token     []byte
-	// Timeout bounds the wait for the coordinator's answer to the join
-	// and, once the run is over, for the coordinator to let go.
+	// Timeout bounds the coordinator's silence: no answer to the join (the
+	// member repeats it), no heartbeat once the run is set up, and once
+	// the member sent its part, the wait for the coordinator to let go.
+	// DefaultTimeout when 0.
 	Timeout time.Duration
 	Log     *slog.Logger
 	// Listening, when set, is told the member's address once it listens;
@@ -188,7 +191,11 @@ type MemberPart struct {
 
 // RunMember joins the run the coordinator at o.Join holds and runs its
 // share of it; it returns when the run is over (nil), or with what ended
-// it: a refused join, a coordinator gone or silent, a failure here.
+// it: a refused join, a coordinator gone or silent past o.Timeout, a
+// failure here. Cancelling ctx makes the member leave: once the
+// coordinator has taken it, it tells the coordinator why (Leave, with
+// ctx's cause) and waits up to leaveWait for the answer; the error wraps
+// ctx's cause.
 func RunMember(ctx context.Context, o MemberOptions) error {
 	if o.Listen == "" {
 		o.Listen = "127.0.0.1:0"
@@ -211,20 +218,90 @@ func RunMember(ctx context.Context, o MemberOptions) error {
 		select {
 		case <-o.Gate:
 		case <-ctx.Done():
-			return ctx.Err()
+			return fmt.Errorf("member stopped: %w", context.Cause(ctx))
 		}
 	}
 	end := make(chan error, 1)
 	ma := &memberActor{o: o, coord: actor.NewPID(o.Join, coordinatorName), end: end}
-	if _, err := nd.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return ma }), memberName); err != nil {
+	ma.index.Store(-1)
+	ma.answered.Store(time.Now().UnixNano())
+	root := nd.system.Root
+	if _, err := root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &aliveActor{coord: ma.coord, heard: &ma.heard} }), aliveName); err != nil {
+		return err
+	}
+	self, err := root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return ma }), memberName)
+	if err != nil {
 		return err
 	}
 	o.Log.Info("member listening", "address", nd.address(), "coordinator", o.Join)
-	select {
-	case err := <-end:
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("member stopped: %w", ctx.Err())
+	// The liveness checks and this member's heartbeats run here, not on
+	// the member actor, which a window or the network build keeps busy.
+	tick := time.NewTicker(HeartbeatEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-end:
+			return err
+		case <-ctx.Done():
+			ma.leave(root, context.Cause(ctx))
+			return fmt.Errorf("member stopped: %w", context.Cause(ctx))
+		case now := <-tick.C:
+			switch ma.phase.Load() {
+			case joining:
+				if now.Sub(time.Unix(0, ma.answered.Load())) > o.Timeout {
+					return fmt.Errorf("no answer from the coordinator at %s within %s (--timeout)", o.Join, o.Timeout)
+				}
+			case running:
+				root.RequestWithCustomSender(ma.coord, &Alive{Index: ma.index.Load()}, self)
+				if now.Sub(time.Unix(0, ma.heard.Load())) > o.Timeout {
+					return fmt.Errorf("no word from the coordinator at %s within %s (--timeout; no heartbeat: its process is stopped or cut off)",
+						o.Join, o.Timeout)
+				}
+			case finished:
+				if now.Sub(time.Unix(0, ma.heard.Load())) > o.Timeout {
+					return nil // it has this member's part; it did not let go
+				}
+			}
+		}
+	}
+}
+
+// leaveWait is how long a member stopped by its context waits for the
+// coordinator to take its Leave before it goes anyway (the coordinator
+// then sees it gone).
+const leaveWait = time.Second
+
+// leave tells the coordinator this member goes, and why, when the
+// coordinator has taken it and still waits for its part.
+func (m *memberActor) leave(root *actor.RootContext, cause error) {
+	if m.phase.Load() == finished || m.index.Load() < 0 {
+		return
+	}
+	f := root.RequestFuture(m.coord, &Leave{Index: m.index.Load(), Reason: cause.Error()}, leaveWait)
+	if _, err := f.Result(); err != nil {
+		m.o.Log.Warn("the coordinator did not take the leave", "error", err)
+	}
+}
+
+// The phases of a member, for RunMember's liveness checks.
+const (
+	joining  int32 = iota // the coordinator's answers to the join count
+	running               // set up: heartbeats both ways
+	finished              // the member's part sent: the coordinator should let go
+)
+
+// aliveActor takes the coordinator's heartbeats for a member, whose own
+// actor may be busy with a window or its network build.
+type aliveActor struct {
+	coord *actor.PID
+	heard *atomic.Int64
+}
+
+func (a *aliveActor) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*Alive); ok {
+		if s := ctx.Sender(); s != nil && s.Equal(a.coord) {
+			a.heard.Store(time.Now().UnixNano())
+		}
 	}
 }
 
@@ -246,6 +323,13 @@ type memberActor struct {
 	finished bool // Final sent
 	waiting  bool // the coordinator took the join and waits for members
 	over     bool // end reported
+
+	// Read by RunMember's goroutine: the member's phase, its index (-1
+	// until the coordinator says), when the coordinator last answered a
+	// join and last sent a heartbeat (unix nanoseconds).
+	phase           atomic.Int32
+	index           atomic.Int32
+	answered, heard atomic.Int64
 }
 
 func (m *memberActor) Receive(ctx actor.Context) {
@@ -256,19 +340,29 @@ func (m *memberActor) Receive(ctx actor.Context) {
 	}()
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
-		ctx.SetReceiveTimeout(m.o.Timeout)
 		m.join(ctx)
 	case joinAgain:
 		if m.p == nil && !m.over {
 			m.join(ctx)
 		}
 	case *Waiting:
-		if m.fromCoordinator(ctx) && !m.waiting {
-			m.waiting = true
-			m.o.Log.Info("joined; waiting for the other members", "index", msg.Index, "joined", msg.Joined, "members", msg.Members)
+		if m.fromCoordinator(ctx) && m.p == nil {
+			m.answered.Store(time.Now().UnixNano())
+			m.index.Store(msg.Index)
+			if !m.waiting {
+				m.waiting = true
+				ctx.Watch(m.coord)
+				m.o.Log.Info("joined; waiting for the other members", "index", msg.Index, "joined", msg.Joined, "members", msg.Members)
+			}
 		}
 	case *Refused:
 		m.stop(fmt.Errorf("the coordinator at %s refused the join: %s", m.o.Join, msg.Reason))
+	case *Abort:
+		// Sent from the coordinator's process (not its actor), answered.
+		if s := ctx.Sender(); s != nil && s.Address == m.coord.Address {
+			ctx.Respond(&Alive{Index: m.index.Load()})
+			m.stop(fmt.Errorf("the coordinator at %s stopped the run before it began: %s", m.o.Join, msg.Reason))
+		}
 	case *Setup:
 		if m.fromCoordinator(ctx) {
 			m.stopOn(m.setup(ctx, msg))
@@ -286,34 +380,45 @@ func (m *memberActor) Receive(ctx actor.Context) {
 			m.stopOn(m.runReady(ctx))
 		}
 	case *actor.Terminated:
-		if msg.Who.Equal(m.coord) {
-			if m.finished {
-				m.stop(nil)
-			} else {
-				m.stop(fmt.Errorf("the coordinator at %s is gone", m.o.Join))
-			}
-		}
-	case *actor.ReceiveTimeout:
-		switch {
-		case m.finished:
-			m.stop(nil)
-		case m.p == nil:
-			m.stop(fmt.Errorf("no answer from the coordinator at %s within %s", m.o.Join, m.o.Timeout))
+		m.terminated(msg.Who)
+	case *actor.DeadLetterResponse:
+		// A join reaching a node with no coordinator yet is repeated;
+		// once set up, a message lost is the run's end.
+		if m.phase.Load() == running && msg.Target != nil {
+			m.stop(fmt.Errorf("a message to %s at %s was not delivered: there is no such actor there", msg.Target.Id, msg.Target.Address))
 		}
 	}
 }
 
-// joinAgain asks the member to repeat its join; it does not count as an
-// answer of the coordinator's.
-type joinAgain struct{}
+// terminated ends the member when the coordinator or, before the member
+// sent its part, another member is gone (its process or connection ended:
+// what was sent to it may be lost).
+func (m *memberActor) terminated(who *actor.PID) {
+	if who.Equal(m.coord) {
+		if m.finished {
+			m.stop(nil)
+		} else {
+			m.stop(fmt.Errorf("the coordinator at %s is gone", m.o.Join))
+		}
+		return
+	}
+	for j, p := range m.peers {
+		if p.Equal(who) && !m.finished {
+			m.stop(fmt.Errorf("member %d (%s) is gone (its process or connection ended)", j, p.Address))
+		}
+	}
+}
 
-func (joinAgain) NotInfluenceReceiveTimeout() {}
+// joinAgain asks the member to repeat its join.
+type joinAgain struct{}
 
 // join sends the join and asks for it again after a while: until the
 // member has its setup, it repeats the join (a join, or its answer, lost
 // while a connection was being made is asked again; the coordinator
 // answers a member it took with Waiting, so a member waits as long as the
-// coordinator answers, and fails after Timeout without an answer).
+// coordinator answers, and RunMember fails it after Timeout without an
+// answer: only answers count, not the dead letters a join to a node with
+// no coordinator brings back).
 func (m *memberActor) join(ctx actor.Context) {
 	ctx.Request(m.coord, &Join{Token: m.o.Token})
 	self, root := ctx.Self(), ctx.ActorSystem().Root
@@ -350,6 +455,10 @@ func (m *memberActor) setup(ctx actor.Context, s *Setup) error {
 	if m.p != nil {
 		return errors.New("a second setup")
 	}
+	// From here on heartbeats go both ways, while the network is built.
+	m.index.Store(s.Index)
+	m.heard.Store(time.Now().UnixNano())
+	m.phase.Store(running)
 	var cfg fabric.Config
 	if err := json.Unmarshal(s.Config, &cfg); err != nil {
 		return fmt.Errorf("setup: the config: %w", err)
@@ -361,8 +470,12 @@ func (m *memberActor) setup(ctx actor.Context, s *Setup) error {
 	if len(s.Owner) != len(n.Groups) || int(s.Index) >= len(s.Peers) || s.Index < 0 {
 		return fmt.Errorf("setup: %d owners for %d groups, member %d of %d", len(s.Owner), len(n.Groups), s.Index, len(s.Peers))
 	}
-	for _, a := range s.Peers {
-		m.peers = append(m.peers, actor.NewPID(a, memberName))
+	for j, a := range s.Peers {
+		p := actor.NewPID(a, memberName)
+		m.peers = append(m.peers, p)
+		if j != int(s.Index) {
+			ctx.Watch(p) // a batch to a member whose connection ended may be lost
+		}
 	}
 	if m.o.Observe != nil {
 		owned := make([]bool, len(s.Owner))
@@ -372,7 +485,6 @@ func (m *memberActor) setup(ctx actor.Context, s *Setup) error {
 		m.obs = m.o.Observe(n, MemberPart{Index: int(s.Index), RunID: s.RunId, Owned: owned})
 	}
 	m.p = newPart(n, int(s.Index), s.Owner, len(s.Peers), m.obs)
-	ctx.SetReceiveTimeout(0) // the coordinator's timeouts govern the run
 	ctx.Watch(m.coord)
 	m.o.Log.Info("member set up", "index", s.Index, "members", len(s.Peers))
 	ctx.Request(m.coord, &Ready{Index: s.Index})
@@ -524,8 +636,8 @@ func (m *memberActor) final(ctx actor.Context) error {
 	ctx.Request(m.coord, &Final{Index: int32(m.p.index), Totals: tot, Held: appendMsgs(nil, held), HeldCount: int32(len(held))})
 	m.finished = true
 	// The coordinator ends its process once it has every member's totals,
-	// which this member sees as its end; the timeout is for a coordinator
-	// that does not.
-	ctx.SetReceiveTimeout(m.o.Timeout)
+	// which this member sees as its end; RunMember's timeout is for a
+	// coordinator that does not.
+	m.phase.Store(finished)
 	return nil
 }

@@ -65,6 +65,18 @@ func Partition(n *fabric.Network, members int) (Plan, error) {
 	return p, nil
 }
 
+// MaxMembers is the most members a network of spec s can be shared among,
+// worked out from its shape without building it (Partition's rule): one
+// per switch, and for a tree of several levels one per switch of a level.
+// rule says which.
+func MaxMembers(s topo.Spec) (most int64, rule string) {
+	switches, _, _ := s.Size()
+	if s.Kind == topo.KindTree && s.N > 1 {
+		return switches / int64(s.N), "at most one member per switch of a tree level"
+	}
+	return switches, "at most one member per switch"
+}
+
 // ranges gives each of len(weight) items (in order) one of parts
 // contiguous ranges of nearly equal total weight, none empty.
 func ranges(weight []int, parts int) []int {

@@ -11,11 +11,13 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 )
 
-// Actor names: the coordinator's clock actor and each member's actor,
-// found by address and name.
+// Actor names: the coordinator's clock actor, each member's actor and its
+// liveness actor (which takes the coordinator's heartbeats), found by
+// address and name.
 const (
 	coordinatorName = "coordinator"
 	memberName      = "member"
+	aliveName       = "member-alive"
 )
 
 // node is one process's actor system with protoactor's remote layer on.

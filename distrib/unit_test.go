@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/opasim/opasim/actors"
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/topo"
 	"github.com/opasim/opasim/messages"
 	"github.com/opasim/opasim/sim"
 )
@@ -264,6 +267,48 @@ func TestPartition(t *testing.T) {
 	}
 }
 
+// TestMaxMembers: the bound worked out from a network's shape is the one
+// Partition applies to the built network: the switches of the built
+// topology, or of its smallest tree level; a tree of one level (one
+// switch) and a torus of one switch take one member.
+func TestMaxMembers(t *testing.T) {
+	specs := map[string]topo.Spec{
+		"tree 4-ary 1-tree": {Kind: topo.KindTree, K: 4, N: 1},
+		"tree 3-ary 4-tree": {Kind: topo.KindTree, K: 3, N: 4},
+		"torus 1x1":         {Kind: topo.KindTorus, Dims: []int{1, 1}, NICsPerSwitch: 4, Trunk: 1},
+		"torus 5x3x2":       {Kind: topo.KindTorus, Dims: []int{5, 3, 2}, NICsPerSwitch: 2, Trunk: 1},
+	}
+	for _, name := range topo.PresetNames() {
+		s, err := topo.LookupPreset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs[name] = s
+	}
+	for name, s := range specs {
+		built, err := s.Build()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := built.NumSwitches()
+		for _, level := range levels(built) {
+			want = min(want, len(level))
+		}
+		if got, _ := MaxMembers(s); got != int64(want) {
+			t.Errorf("%s: MaxMembers %d, the built topology takes %d", name, got, want)
+		}
+	}
+	for name, c := range map[string]struct {
+		spec topo.Spec
+		want int64
+	}{"tree-8ary-2": {specs["tree-8ary-2"], 8}, "tree-8ary-3": {specs["tree-8ary-3"], 64}, "torus3d-8x8x4": {specs["torus3d-8x8x4"], 256},
+		"single-switch": {specs["single-switch"], 1}} {
+		if got, _ := MaxMembers(c.spec); got != c.want {
+			t.Errorf("%s: MaxMembers %d, want %d", name, got, c.want)
+		}
+	}
+}
+
 // TestJoinRefused: joins with a wrong token and with none are refused,
 // and the run goes on with members that present it.
 func TestJoinRefused(t *testing.T) {
@@ -273,13 +318,13 @@ func TestJoinRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := context.Background()
 	addr := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := Coordinate(ctx, n, Options{Members: 1, Token: testToken, Log: quietLog(), Timeout: 10 * time.Second,
-			JoinTimeout: 20 * time.Second, Listening: func(a string) { addr <- a }})
+		o := testOptions(1)
+		o.Listening = func(a string) { addr <- a }
+		_, _, err := Coordinate(ctx, n, o)
 		done <- err
 	}()
 	// Two members with a wrong token and with none, then one with it.
@@ -315,28 +360,42 @@ func TestJoinRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sim.Measure(n, sim.RunSequential(context.Background(), n, sim.Hooks{}))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	early, err := startNode("127.0.0.1:0", "", quietLog())
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := early.address()
-	listening := make(chan struct{})
+	// The node's dead letters show the member's first join reached it,
+	// with no coordinator there.
+	lost := make(chan struct{}, 1)
+	sub := early.system.EventStream.Subscribe(func(ev any) {
+		if d, ok := ev.(*actor.DeadLetterEvent); ok {
+			if _, ok := d.Message.(*Join); ok {
+				select {
+				case lost <- struct{}{}:
+				default:
+				}
+			}
+		}
+	})
 	end := make(chan error, 1)
 	go func() {
-		end <- RunMember(ctx, MemberOptions{Join: addr, Token: testToken, Log: quietLog(), Timeout: 10 * time.Second,
-			Listening: func(string) { close(listening) }})
+		end <- RunMember(context.Background(), MemberOptions{Join: addr, Token: testToken, Log: quietLog(), Timeout: testTimeout})
 	}()
-	<-listening
-	time.Sleep(300 * time.Millisecond) // the first join reaches a node without a coordinator
+	select {
+	case <-lost:
+	case err := <-end:
+		t.Fatalf("the member ended before its join was lost: %v", err)
+	}
+	early.system.EventStream.Unsubscribe(sub)
 	early.stop()
 	n, err = sim.Build(testConfig("tree-8ary-2", 300))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := Coordinate(ctx, n, Options{Members: 1, Listen: addr, Token: testToken, Log: quietLog(), Timeout: 10 * time.Second,
-		JoinTimeout: 20 * time.Second})
+	o := testOptions(1)
+	o.Listen = addr
+	got, _, err := Coordinate(context.Background(), n, o)
 	if err != nil {
 		t.Fatalf("coordinator: %v", err)
 	}

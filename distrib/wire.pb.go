@@ -724,6 +724,159 @@ func (x *Final) GetHeldCount() int32 {
 	return 0
 }
 
+// Alive is a heartbeat. Once the run is set up, each member sends one to
+// the coordinator every HeartbeatEvery (index: the member's), and the
+// coordinator one to each member's liveness actor (index -1), whatever
+// either is busy with: a process that hears nothing from the other within
+// its timeout takes it for dead, however long a window or a network build
+// takes. The coordinator also answers a Leave with it.
+type Alive struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Alive) Reset() {
+	*x = Alive{}
+	mi := &file_wire_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Alive) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Alive) ProtoMessage() {}
+
+func (x *Alive) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Alive.ProtoReflect.Descriptor instead.
+func (*Alive) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Alive) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+// Leave tells the coordinator a member is leaving (it was stopped by a
+// signal; reason says so). In the lobby it frees the member's place; once
+// the run is set up it ends the run as a member fault does (partial
+// results), naming the member and the reason. Answered with Alive.
+type Leave struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
+	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Leave) Reset() {
+	*x = Leave{}
+	mi := &file_wire_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Leave) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Leave) ProtoMessage() {}
+
+func (x *Leave) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Leave.ProtoReflect.Descriptor instead.
+func (*Leave) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Leave) GetIndex() int32 {
+	if x != nil {
+		return x.Index
+	}
+	return 0
+}
+
+func (x *Leave) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// Abort tells a member in the lobby that the run will not start (the
+// coordinator was stopped before every member joined); the member exits
+// with the reason.
+type Abort struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reason        string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Abort) Reset() {
+	*x = Abort{}
+	mi := &file_wire_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Abort) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Abort) ProtoMessage() {}
+
+func (x *Abort) ProtoReflect() protoreflect.Message {
+	mi := &file_wire_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Abort.ProtoReflect.Descriptor instead.
+func (*Abort) Descriptor() ([]byte, []int) {
+	return file_wire_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Abort) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 var File_wire_proto protoreflect.FileDescriptor
 
 const file_wire_proto_rawDesc = "" +
@@ -783,7 +936,14 @@ const file_wire_proto_rawDesc = "" +
 	"\x06totals\x18\x02 \x01(\fR\x06totals\x12\x12\n" +
 	"\x04held\x18\x03 \x01(\fR\x04held\x12\x1d\n" +
 	"\n" +
-	"held_count\x18\x04 \x01(\x05R\theldCountB\"Z github.com/opasim/opasim/distribb\x06proto3"
+	"held_count\x18\x04 \x01(\x05R\theldCount\"\x1d\n" +
+	"\x05Alive\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\"5\n" +
+	"\x05Leave\x12\x14\n" +
+	"\x05index\x18\x01 \x01(\x05R\x05index\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x1f\n" +
+	"\x05Abort\x12\x16\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reasonB\"Z github.com/opasim/opasim/distribb\x06proto3"
 
 var (
 	file_wire_proto_rawDescOnce sync.Once
@@ -797,7 +957,7 @@ func file_wire_proto_rawDescGZIP() []byte {
 	return file_wire_proto_rawDescData
 }
 
-var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_wire_proto_goTypes = []any{
 	(*Join)(nil),    // 0: opasim.distrib.Join
 	(*Refused)(nil), // 1: opasim.distrib.Refused
@@ -809,6 +969,9 @@ var file_wire_proto_goTypes = []any{
 	(*Done)(nil),    // 7: opasim.distrib.Done
 	(*Finish)(nil),  // 8: opasim.distrib.Finish
 	(*Final)(nil),   // 9: opasim.distrib.Final
+	(*Alive)(nil),   // 10: opasim.distrib.Alive
+	(*Leave)(nil),   // 11: opasim.distrib.Leave
+	(*Abort)(nil),   // 12: opasim.distrib.Abort
 }
 var file_wire_proto_depIdxs = []int32{
 	0, // [0:0] is the sub-list for method output_type
@@ -829,7 +992,7 @@ func file_wire_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_wire_proto_rawDesc), len(file_wire_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   10,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
