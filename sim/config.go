@@ -58,7 +58,7 @@ func DecodeStrict(data []byte, v any) error {
 	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
 		return nil
 	} else if err != nil {
-		return err
+		return tabProblem(data, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {

@@ -48,13 +48,35 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Args:          subcommandArgs,
 		RunE:          func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		// Every command: no two output flags, or an output and an input
+		// flag, name the same file.
+		PersistentPreRunE: distinctPaths,
 	}
+	// A subcommand's own persistent hook, should one be added, runs after
+	// the root's rather than instead of it.
+	cobra.EnableTraverseRunHooks = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	root.AddCommand(newRunCmd(), newBenchCmd(), newQoSCmd(), newTopoCmd())
 	root.AddCommand(newSweepCmd(), newPlotCmd())
 	root.AddCommand(newTraceCmd(), newStressCmd(), newFlowCmd(), newMemberCmd())
+	strictCompletion(root)
 	argsAreInput(root)
 	return root
+}
+
+// strictCompletion adds cobra's completion command now (Execute would
+// add it later) and makes it a group like the others: an unknown shell, or
+// none, is bad input rather than its help and exit status 0.
+func strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = subcommandArgs
+			c.RunE = func(cmd *cobra.Command, _ []string) error {
+				return badInput(fmt.Errorf("%s needs a shell: %s (see --help)", cmd.CommandPath(), strings.Join(subcommandNames(cmd), ", ")))
+			}
+		}
+	}
 }
 
 // argsAreInput makes every command's argument check report bad input.

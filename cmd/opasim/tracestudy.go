@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,6 +22,7 @@ import (
 	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/sim"
 	"github.com/opasim/opasim/sweep"
+	"github.com/opasim/opasim/workloads/vef"
 )
 
 func newTraceCompareCmd() *cobra.Command {
@@ -138,6 +140,9 @@ func (f *traceSweepFlags) study(traces []string) (*sweep.TraceStudy, []string, e
 		if st, err := os.Stat(t); err != nil || !st.Mode().IsRegular() {
 			return nil, nil, fmt.Errorf("trace %s: not a readable regular file", t)
 		}
+		if err := checkTraceFile(t, cfg.Trace.MaxInflated()); err != nil {
+			return nil, nil, err
+		}
 	}
 	if sched.Default().NeedsTable(f.scheduler) && cfg.QoS.DTableFile == "" {
 		// The background moves the SLs' shares of the offered load; the
@@ -163,6 +168,30 @@ func (f *traceSweepFlags) study(traces []string) (*sweep.TraceStudy, []string, e
 		}
 	}
 	return s, names, nil
+}
+
+// checkTraceFile reads the trace at path through, with the reader's checks,
+// so that a damaged or oversized trace is refused before any run.
+// The error names the file and, for a trace past the limit on its
+// decompressed size, the key that raises it.
+func checkTraceFile(path string, maxInflated int64) (err error) {
+	defer func() {
+		if errors.Is(err, vef.ErrInflateLimit) {
+			err = fmt.Errorf("%w (trace.max_inflated_mb in --config, in MiB, raises it up to %d)", err, fabric.MaxInflatedMBLimit)
+		}
+	}()
+	rd, err := vef.OpenLimit(path, maxInflated)
+	if err != nil {
+		return fmt.Errorf("trace %w", err) // Open's error begins with the path
+	}
+	defer rd.Close()
+	for {
+		if _, err := rd.Next(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("trace %s: %w", path, err)
+		}
+	}
 }
 
 func (f *traceSweepFlags) run(cmd *cobra.Command, traces []string) error {
