@@ -3,6 +3,7 @@ package monitor
 import (
 	"math/bits"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,9 +27,11 @@ import (
 // A Metrics is made for one network (NewMetrics): pass it to the engine as
 // sim.Hooks.Observer and call Finish after the engine has returned.
 type Metrics struct {
-	reg *prometheus.Registry
-	run *runState
-	d   descs
+	reg     *prometheus.Registry // m, and the Go runtime and process collectors
+	runtime *prometheus.Registry // the Go runtime and process collectors alone
+	run     *runState
+	d       descs
+	labels  prometheus.Labels
 }
 
 // MetricsOptions tune a Metrics.
@@ -39,6 +42,9 @@ type MetricsOptions struct {
 	// PortDetail adds per-port series (buffer occupancy, credit stalls and
 	// grants per port); off, switches are the finest grain.
 	PortDetail bool
+	// PortSwitches, when not nil, are the switches whose ports get series
+	// with PortDetail (PortSwitches[sw]); nil: every switch's.
+	PortSwitches []bool
 	// Labels are constant labels on every series, the Go runtime's and
 	// the process's included: run_id names the run, and a member of a
 	// distributed run adds member (its index).
@@ -58,8 +64,11 @@ func NewMetrics(n *fabric.Network, o MetricsOptions) *Metrics {
 	if o.Every <= 0 {
 		o.Every = 200 * time.Millisecond
 	}
-	m := &Metrics{reg: prometheus.NewRegistry(), run: newRunState(n, o), d: newDescs()}
+	m := &Metrics{reg: prometheus.NewRegistry(), runtime: prometheus.NewRegistry(), run: newRunState(n, o), d: newDescs(),
+		labels: o.Labels}
 	prometheus.WrapRegistererWith(o.Labels, m.reg).MustRegister(m, collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	prometheus.WrapRegistererWith(o.Labels, m.runtime).MustRegister(collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -109,6 +118,7 @@ func (m *Metrics) Finish(reached clock.Cycle) {
 	}
 	r.clk.reached = clock.Max(r.clk.reached, reached)
 	r.publishClock(time.Now())
+	r.finished.Add(1)
 }
 
 // runState is what a Metrics knows of the run it watches.
@@ -116,7 +126,10 @@ type runState struct {
 	net       *fabric.Network
 	every     time.Duration
 	ports     bool
-	kinds     []string // group kinds, in order of first appearance
+	portSw    []bool       // MetricsOptions.PortSwitches
+	labels    []string     // labels[i] is strconv.Itoa(i), for switches, ports and VLs
+	finished  atomic.Int64 // calls of Finish: a scrape's page made before the last one is stale
+	kinds     []string     // group kinds, in order of first appearance
 	slNames   []string
 	shares    []float64
 	scheduler string
@@ -126,7 +139,14 @@ type runState struct {
 }
 
 func newRunState(n *fabric.Network, o MetricsOptions) *runState {
-	r := &runState{net: n, every: o.Every, ports: o.PortDetail, scheduler: n.Config.QoS.Scheduler}
+	r := &runState{net: n, every: o.Every, ports: o.PortDetail, portSw: o.PortSwitches, scheduler: n.Config.QoS.Scheduler}
+	most := max(n.NumSwitches(), n.Config.Switch.VLs)
+	for _, radix := range n.Topology.Radix {
+		most = max(most, radix)
+	}
+	for i := range most {
+		r.labels = append(r.labels, strconv.Itoa(i))
+	}
 	for _, sl := range n.Config.QoS.SLs {
 		r.slNames = append(r.slNames, sl.Name)
 		r.shares = append(r.shares, sl.Share)
@@ -199,7 +219,7 @@ func (r *runState) publish(g int, s *groupSlot) {
 			p.occVL[st] = append(p.occVL[st][:0], sn.OccupancyVL[st]...)
 		}
 		p.grants = append(p.grants[:0], sn.GrantsBySL...)
-		if r.ports {
+		if r.ports && r.portsOf(s.sw) {
 			p.ports = copyPorts(p.ports, sn.Ports)
 		}
 		return
@@ -216,12 +236,49 @@ func (r *runState) publish(g int, s *groupSlot) {
 	}
 }
 
+// portsOf tells whether switch sw's ports get series (with PortDetail).
+func (r *runState) portsOf(sw int) bool {
+	return r.portSw == nil || (sw < len(r.portSw) && r.portSw[sw])
+}
+
+// label is the text of number i as a label value.
+func (r *runState) label(i int) string {
+	if i < len(r.labels) {
+		return r.labels[i]
+	}
+	return strconv.Itoa(i)
+}
+
+// copyFrom makes c a copy of p (its per-port figures only when ports),
+// reusing c's slices.
+func (c *groupCopy) copyFrom(p *groupCopy, ports bool) {
+	c.steps, c.occ, c.capacity, c.stall = p.steps, p.occ, p.capacity, p.stall
+	c.decisions, c.wasted, c.preemptions, c.holes, c.idle = p.decisions, p.wasted, p.preemptions, p.holes, p.idle
+	for st := range c.occVL {
+		c.occVL[st] = append(c.occVL[st][:0], p.occVL[st]...)
+	}
+	c.grants = append(c.grants[:0], p.grants...)
+	c.ports = c.ports[:0]
+	if ports {
+		c.ports = copyPorts(c.ports, p.ports)
+	}
+	c.injFlits = append(c.injFlits[:0], p.injFlits...)
+	c.injMsgs = append(c.injMsgs[:0], p.injMsgs...)
+	c.delFlits = append(c.delFlits[:0], p.delFlits...)
+	c.delMsgs = append(c.delMsgs[:0], p.delMsgs...)
+	c.latSum = append(c.latSum[:0], p.latSum...)
+	c.netSum = append(c.netSum[:0], p.netSum...)
+	c.lat = copyRows(c.lat, p.lat)
+	c.netLat = copyRows(c.netLat, p.netLat)
+}
+
 // copyPorts copies the per-port figures of a switch's snapshot (PortDetail
 // only), reusing the slices of the previous copy.
 func copyPorts(dst, src []fabric.PortSnapshot) []fabric.PortSnapshot {
-	if len(dst) != len(src) {
-		dst = make([]fabric.PortSnapshot, len(src))
+	if cap(dst) < len(src) {
+		dst = append(dst[:cap(dst)], make([]fabric.PortSnapshot, len(src)-cap(dst))...)
 	}
+	dst = dst[:len(src)]
 	for q := range src {
 		grants := append(dst[q].GrantsBySL[:0], src[q].GrantsBySL...)
 		dst[q] = src[q]
