@@ -320,9 +320,10 @@ type memberActor struct {
 	finish   *Finish  // the end, waiting for batches
 	enc      []byte
 	obs      sim.Observer
-	finished bool // Final sent
-	waiting  bool // the coordinator took the join and waits for members
-	over     bool // end reported
+	finished bool  // Final sent
+	waiting  bool  // the coordinator took the join and waits for members
+	over     bool  // end reported
+	peerGone error // another member gone, which the coordinator has not yet ended the run on
 
 	// Read by RunMember's goroutine: the member's phase, its index (-1
 	// until the coordinator says), when the coordinator last answered a
@@ -380,7 +381,11 @@ func (m *memberActor) Receive(ctx actor.Context) {
 			m.stopOn(m.runReady(ctx))
 		}
 	case *actor.Terminated:
-		m.terminated(msg.Who)
+		m.terminated(ctx, msg.Who)
+	case peerGone:
+		if !m.finished {
+			m.stop(m.peerGone)
+		}
 	case *actor.DeadLetterResponse:
 		// A join reaching a node with no coordinator yet is repeated;
 		// once set up, a message lost is the run's end.
@@ -390,24 +395,36 @@ func (m *memberActor) Receive(ctx actor.Context) {
 	}
 }
 
-// terminated ends the member when the coordinator or, before the member
-// sent its part, another member is gone (its process or connection ended:
-// what was sent to it may be lost).
-func (m *memberActor) terminated(who *actor.PID) {
+// terminated ends the member when the coordinator is gone. Another member
+// gone before this one sent its part (its process or connection ended:
+// what was sent to it may be lost) ends it only if the coordinator has not
+// ended the run within the timeout: the coordinator watches every member
+// and names the one that died, where this member's own end would race to
+// be the first it sees.
+func (m *memberActor) terminated(ctx actor.Context, who *actor.PID) {
 	if who.Equal(m.coord) {
-		if m.finished {
+		switch {
+		case m.finished:
 			m.stop(nil)
-		} else {
+		case m.peerGone != nil:
+			m.stop(fmt.Errorf("the coordinator at %s is gone, after %w", m.o.Join, m.peerGone))
+		default:
 			m.stop(fmt.Errorf("the coordinator at %s is gone", m.o.Join))
 		}
 		return
 	}
 	for j, p := range m.peers {
-		if p.Equal(who) && !m.finished {
-			m.stop(fmt.Errorf("member %d (%s) is gone (its process or connection ended)", j, p.Address))
+		if p.Equal(who) && !m.finished && m.peerGone == nil {
+			m.peerGone = fmt.Errorf("member %d (%s) is gone (its process or connection ended)", j, p.Address)
+			self, root := ctx.Self(), ctx.ActorSystem().Root
+			time.AfterFunc(m.o.Timeout, func() { root.Send(self, peerGone{}) })
 		}
 	}
 }
+
+// peerGone tells the member the timeout after another member was gone is
+// over.
+type peerGone struct{}
 
 // joinAgain asks the member to repeat its join.
 type joinAgain struct{}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 
 	"github.com/opasim/opasim/distrib"
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/topo"
 	"github.com/opasim/opasim/monitor"
 	"github.com/opasim/opasim/sim"
 )
@@ -37,11 +40,12 @@ const minTokenBytes = 16
 // distFlags are the flags of a distributed run, on `run` (the coordinator)
 // and `member`.
 type distFlags struct {
-	members              int
-	listen, advertise    string
-	tokenFile            string
-	timeout, joinTimeout time.Duration
-	snapshotEvery        time.Duration
+	members                             int
+	listen, advertise                   string
+	tokenFile                           string
+	timeout, windowTimeout, joinTimeout time.Duration
+	snapshotEvery                       time.Duration
+	tok                                 []byte // the token, once check read it
 }
 
 func (d *distFlags) registerCommon(fs *pflag.FlagSet, listenHelp string) {
@@ -55,9 +59,11 @@ func (d *distFlags) registerRun(fs *pflag.FlagSet) {
 	fs.IntVar(&d.members, "distributed", 0, "run across this many member processes (opasim member --join ADDR), this one the coordinator; "+
 		"see docs/distributed.md")
 	d.registerCommon(fs, "with --distributed: where the coordinator listens for members (host:port; port 0 picks one, printed on stderr)")
-	fs.DurationVar(&d.timeout, "member-timeout", distrib.DefaultTimeout, "with --distributed: fail the run when a member does not report a window "+
-		"(or its network build) within this long")
-	fs.DurationVar(&d.joinTimeout, "join-timeout", 10*time.Minute, "with --distributed: fail when the members have not all joined within this long")
+	fs.DurationVar(&d.timeout, "member-timeout", distrib.DefaultTimeout, "with --distributed: fail the run when a member sends nothing "+
+		"(no report, no heartbeat: its process is stopped or cut off) for this long; a slow member sends heartbeats (at least 1s)")
+	fs.DurationVar(&d.windowTimeout, "window-timeout", distrib.DefaultWindowTimeout, "with --distributed: fail the run when a window "+
+		"(or the members' network builds, or their final totals) is not done within this long though every member sends heartbeats (at least 1s)")
+	fs.DurationVar(&d.joinTimeout, "join-timeout", 10*time.Minute, "with --distributed: fail when the members have not all joined within this long (at least 1s)")
 	fs.DurationVar(&d.snapshotEvery, "snapshot-every", distrib.DefaultSnapshotEvery, "with --distributed: take a snapshot of the members' totals "+
 		"after this much wall time, for the partial results written if a member fails")
 }
@@ -83,27 +89,115 @@ func (d *distFlags) token() ([]byte, error) {
 	return tok, nil
 }
 
-// check refuses flags a distributed run cannot honour.
-func (d *distFlags) check(fs *pflag.FlagSet, f *runFlags) error {
+// check refuses flags a distributed run cannot honour, on the effective
+// config cfg, before anything is built or listens; it reads the token.
+func (d *distFlags) check(fs *pflag.FlagSet, f *runFlags, cfg *fabric.Config) error {
 	if d.members == 0 {
-		for _, name := range []string{"listen", "advertise", "token-file", "member-timeout", "join-timeout", "snapshot-every"} {
+		for _, name := range []string{"listen", "advertise", "token-file", "member-timeout", "window-timeout", "join-timeout", "snapshot-every"} {
 			if fs.Changed(name) {
 				return fmt.Errorf("--%s needs --distributed", name)
 			}
 		}
 		return nil
 	}
-	if d.members < 1 {
-		return fmt.Errorf("--distributed: %d is not allowed: must be at least 1", d.members)
+	if err := checkMembers(d.members, cfg); err != nil {
+		return err
 	}
-	if d.timeout <= 0 || d.joinTimeout <= 0 {
-		return errors.New("--member-timeout and --join-timeout must be positive durations, e.g. 30s")
+	if cfg.Trace.File != "" {
+		return fmt.Errorf("--distributed: a trace replay (trace.file %s) cannot run distributed: its tasks' state is shared by every NIC", cfg.Trace.File)
+	}
+	for _, t := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--member-timeout", d.timeout}, {"--window-timeout", d.windowTimeout}, {"--join-timeout", d.joinTimeout}} {
+		if err := checkTimeout(t.flag, t.v); err != nil {
+			return err
+		}
 	}
 	if d.snapshotEvery <= 0 {
 		return fmt.Errorf("--snapshot-every: %s is not allowed: must be a positive duration, e.g. 1s", d.snapshotEvery)
 	}
 	if f.observe.metricsAddr != "" || f.observe.pyroscopeURL != "" {
 		return errors.New("--metrics-addr and --pyroscope-url are not available with --distributed: the coordinator's copy of the network never runs")
+	}
+	if err := d.checkAddresses(); err != nil {
+		return err
+	}
+	tok, err := d.token()
+	d.tok = tok
+	return err
+}
+
+// checkMembers refuses a member count the network of cfg cannot be shared
+// among, worked out from its shape (a topology the build refuses is left
+// to it).
+func checkMembers(members int, cfg *fabric.Config) error {
+	if p := cfg.Topology.Preset; p != "" {
+		if _, err := topo.LookupPreset(p); err != nil {
+			return nil
+		}
+	}
+	spec := cfg.TopologySpec()
+	if spec.Check() != nil {
+		return nil
+	}
+	most, rule := distrib.MaxMembers(spec)
+	if members < 1 || int64(members) > most {
+		return fmt.Errorf("--distributed: %d is not allowed for %s: must be in [1, %d] (%s; 1 runs the whole network in one member)",
+			members, spec.Describe(), most, rule)
+	}
+	return nil
+}
+
+// checkTimeout refuses a timeout of a distributed run below
+// distrib.MinTimeout (its heartbeats come every distrib.HeartbeatEvery).
+func checkTimeout(flag string, v time.Duration) error {
+	if v < distrib.MinTimeout {
+		return fmt.Errorf("%s: %s is not allowed: must be at least %s, e.g. 30s", flag, v, distrib.MinTimeout)
+	}
+	return nil
+}
+
+// checkAddresses checks --listen (and that it can be listened on now) and
+// --advertise.
+func (d *distFlags) checkAddresses() error {
+	if err := distrib.CheckListen(d.listen); err != nil {
+		return fmt.Errorf("--listen %w", err)
+	}
+	if d.advertise != "" {
+		if _, err := distrib.CheckPeer(d.advertise); err != nil {
+			return fmt.Errorf("--advertise %w", err)
+		}
+	}
+	return nil
+}
+
+// resolveWait bounds the lookup of --join's host: a name that takes
+// longer is refused (the members could not reach it either).
+const resolveWait = 3 * time.Second
+
+// checkJoin checks --join: host:port, the port in [1, 65535], the host a
+// name that resolves or an address.
+func checkJoin(join string) error {
+	if join == "" {
+		return errors.New("--join: the coordinator's host:port is needed (opasim run --distributed prints it)")
+	}
+	host, err := distrib.CheckPeer(join)
+	if err != nil {
+		return fmt.Errorf("--join %w", err)
+	}
+	if net.ParseIP(host) != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), resolveWait)
+	defer cancel()
+	if _, err := net.DefaultResolver.LookupHost(ctx, host); err != nil {
+		why := err.Error()
+		var de *net.DNSError
+		if errors.As(err, &de) {
+			why = de.Err
+		}
+		return fmt.Errorf("--join %s: the host %q cannot be resolved (%s): give the coordinator's address or a name this host resolves", join, host, why)
 	}
 	return nil
 }
@@ -114,12 +208,11 @@ func distLogger(w io.Writer) *slog.Logger {
 }
 
 // runDistributed is `opasim run --distributed N`: it coordinates the run
-// of n over N members and reports like a run in one process.
+// of n over N members and reports like a run in one process. A signal
+// ends the run at the next window (results marked interrupted, exit 128 +
+// the signal); before every member joined there is no run, and the
+// members in the lobby are told.
 func runDistributed(cmd *cobra.Command, f *runFlags, n *fabric.Network) error {
-	tok, err := f.dist.token()
-	if err != nil {
-		return badInput(err)
-	}
 	stderr := cmd.ErrOrStderr()
 	if !isLoopbackListen(f.dist.listen) {
 		fmt.Fprintf(stderr, "opasim: warning: --listen %s is reachable from other hosts; the run's traffic is not encrypted (the token only gates the join)\n", f.dist.listen)
@@ -131,17 +224,22 @@ func runDistributed(cmd *cobra.Command, f *runFlags, n *fabric.Network) error {
 	ctx, stopped := onSignals(cmd.Context())
 	stopProfile, err := startProfiles(f.cpuProfile, f.memProfile, f.execTrace)
 	if err != nil {
+		stopped()
 		return badInput(err)
 	}
 	res, rep, err := distrib.Coordinate(ctx, n, distrib.Options{Members: f.dist.members, Listen: f.dist.listen, Advertise: f.dist.advertise,
-		Token: tok, Timeout: f.dist.timeout, JoinTimeout: f.dist.joinTimeout, SnapshotEvery: f.dist.snapshotEvery, Log: distLogger(stderr),
-		RunID: f.observe.id(), Listening: func(a string) {
+		Token: f.dist.tok, Timeout: f.dist.timeout, WindowTimeout: f.dist.windowTimeout, JoinTimeout: f.dist.joinTimeout,
+		SnapshotEvery: f.dist.snapshotEvery, Log: distLogger(stderr), RunID: f.observe.id(), Listening: func(a string) {
 			fmt.Fprintf(stderr, "opasim: coordinator listening on %s for %d members (run id %s)\n", a, f.dist.members, f.observe.id())
 		}})
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
 	}
 	sig := stopped()
+	if err != nil && sig != nil && errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "opasim: %v; no results\n", err)
+		return sig
+	}
 	if err != nil {
 		return reportFault(cmd, f.out, res, rep, err)
 	}
@@ -205,8 +303,14 @@ func newMemberCmd() *cobra.Command {
 		Short: "Host part of a distributed run (opasim run --distributed N) until it ends",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if join == "" {
-				return badInput(errors.New("--join: the coordinator's host:port is needed"))
+			if err := checkJoin(join); err != nil {
+				return badInput(err)
+			}
+			if err := checkTimeout("--timeout", d.timeout); err != nil {
+				return badInput(err)
+			}
+			if err := d.checkAddresses(); err != nil {
+				return badInput(err)
 			}
 			if err := checkMetricsDetail(metricsDetail); err != nil {
 				return badInput(err)
@@ -231,9 +335,10 @@ func newMemberCmd() *cobra.Command {
 				defer srv.Close()
 				fmt.Fprintf(cmd.ErrOrStderr(), "opasim: serving this member's metrics on http://%s/metrics\n", srv.Addr)
 			}
-			ctx, stopped := onSignals(cmd.Context())
+			ctx, stopped := signalCause(cmd.Context())
 			err = distrib.RunMember(ctx, mo)
 			if sig := stopped(); sig != nil && err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "opasim: %v\n", err)
 				return sig
 			}
 			return err
@@ -242,11 +347,35 @@ func newMemberCmd() *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&join, "join", "", "the coordinator's host:port (opasim run --distributed prints it)")
 	d.registerCommon(fs, "where this member listens for the coordinator and the other members (host:port; port 0 picks one)")
-	fs.DurationVar(&d.timeout, "timeout", distrib.DefaultTimeout, "fail when the coordinator does not answer the join within this long")
+	fs.DurationVar(&d.timeout, "timeout", distrib.DefaultTimeout, "fail when the coordinator does not answer the join, or once the run is set up "+
+		"sends nothing (no heartbeat: its process is stopped or cut off), for this long (at least 1s)")
 	fs.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics of this member's part of the run on /metrics at this host:port, "+
 		"every series labelled run_id=\"ID\" and member=\"INDEX\" (a bare :9464 stays on loopback); off by default")
 	fs.StringVar(&metricsDetail, "metrics-detail", "switch", "finest grain of the metrics: switch, or port (adds per-port series)")
 	return cmd
+}
+
+// signalCause is onSignals with the signal as the context's cause (a
+// member tells the coordinator why it leaves): stopped returns the
+// signalled error, as onSignals', however often it is called.
+func signalCause(parent context.Context) (context.Context, func() error) {
+	sigCtx, stop := onSignals(parent)
+	var once sync.Once
+	var sig error
+	stopped := func() error {
+		once.Do(func() { sig = stop() })
+		return sig
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	go func() {
+		<-sigCtx.Done()
+		if s := stopped(); s != nil {
+			cancel(s)
+			return
+		}
+		cancel(context.Canceled)
+	}()
+	return ctx, stopped
 }
 
 // serveMemberMetrics serves /metrics at value (as --metrics-addr of run)

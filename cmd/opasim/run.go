@@ -47,7 +47,7 @@ func runOnce(cmd *cobra.Command, f *runFlags) error {
 	if err := f.observe.check(f.cpuProfile, f.dist.members > 0); err != nil {
 		return badInput(err)
 	}
-	if err := f.dist.check(cmd.Flags(), f); err != nil {
+	if err := f.dist.check(cmd.Flags(), f, &cfg); err != nil {
 		return badInput(err)
 	}
 	if err := f.checkOutputs(); err != nil {
