@@ -493,7 +493,7 @@ func (m *merger) keep() error {
 			}
 			if t, ok := m.target(r, int32(i)); ok && t.kind == 'r' {
 				m.rep.OnReceive++
-			} else if e.anchor >= 0 && !ok && m.start != nil {
+			} else if e.anchor >= 0 && !ok && m.start != nil && m.start.parts[slices.Index(m.start.members, r)].ev != int32(i) {
 				m.rep.CutDependencies++
 			}
 		}
