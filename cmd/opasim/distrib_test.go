@@ -204,17 +204,14 @@ func TestDistributedEqualsOneProcess(t *testing.T) {
 // coordinator writes the partial results of its latest complete snapshot
 // of the members' totals: marked partial and interrupted, conservation
 // not checked, at a cycle no earlier than the first snapshot and no later
-// than the last completed window's end, fewer flits delivered than the
-// full run, and the digest of a sequential run of as many cycles (a
-// snapshot is the run's state at a window's end).
+// than the last completed window's end (before the run's), and the digest
+// and delivered flits of a sequential run of as many cycles (a snapshot
+// is the run's state at a window's end).
 func TestDistributedMemberFaults(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"--preset", "tree-8ary-2", "--load", "0.7", "--warmup", "100", "--cycles", "20000"}
-	full := filepath.Join(dir, "full.json")
-	if _, stderr, code := opasim(t, append([]string{"run", "--engine", "sequential", "--out", full}, args...)...); code != 0 {
-		t.Fatalf("full run: exit %d: %s", code, stderr)
-	}
-	fullFlits := resultsMap(t, full)["delivered_flits"].(float64)
+	// No warm-up: the one-process run of as many cycles as the partial
+	// results reached (however few, on a loaded machine) must take it.
+	args := []string{"--preset", "tree-8ary-2", "--load", "0.7", "--warmup", "0", "--cycles", "20000"}
 	lastWindow := regexp.MustCompile(`last window every member completed: window \d+, cycles \[\d+, (\d+)\)`)
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGSTOP} {
 		out := filepath.Join(dir, "partial-"+strconv.Itoa(int(sig))+".json")
@@ -250,16 +247,16 @@ func TestDistributedMemberFaults(t *testing.T) {
 			t.Errorf("%v: the surviving member exited 0 after the coordinator failed: %s", sig, m0.errText())
 		}
 		lastEnd, _ := strconv.ParseInt(last[1], 10, 64)
-		checkPartial(t, out, "member "+idx+" (", first, lastEnd, fullFlits, args)
+		checkPartial(t, out, "member "+idx+" (", first, lastEnd, args)
 		t.Logf("%v: failed after %s: %s", sig, took.Round(time.Millisecond), lastLine(msg))
 	}
 }
 
 // checkPartial checks the partial results in out of a run whose member
 // failed (named by a prefix) after the first snapshot at cycle first and
-// the last window every member completed ended at lastEnd; fullFlits are a
-// full run's delivered flits, args the run's flags.
-func checkPartial(t *testing.T, out, failed string, first, lastEnd int64, fullFlits float64, args []string) {
+// the last window every member completed ended at lastEnd; args are the
+// run's flags.
+func checkPartial(t *testing.T, out, failed string, first, lastEnd int64, args []string) {
 	t.Helper()
 	got := resultsMap(t, out)
 	p, ok := got["partial"].(map[string]any)
@@ -275,15 +272,16 @@ func checkPartial(t *testing.T, out, failed string, first, lastEnd int64, fullFl
 		t.Errorf("%s: results at cycle %d (partial.cycle %v); want from the first snapshot's %d to the last completed window's end %d",
 			out, cycles, p["cycle"], first, lastEnd)
 	}
-	if flits := got["delivered_flits"].(float64); flits <= 0 || flits > fullFlits {
-		t.Errorf("%s: %v flits delivered; want more than 0 and at most the full run's %v", out, flits, fullFlits)
-	}
+	flits := got["delivered_flits"].(float64)
 	one := filepath.Join(filepath.Dir(out), "one-"+filepath.Base(out))
 	if _, stderr, code := opasim(t, append([]string{"run", "--engine", "sequential", "--out", one}, append(args, "--cycles", strconv.FormatInt(cycles, 10))...)...); code != 0 {
 		t.Fatalf("one process: exit %d: %s", code, stderr)
 	}
-	if want := resultsMap(t, one); got["digest"] != want["digest"] {
-		t.Errorf("%s: partial results at cycle %d: digest %v, a sequential run of %d cycles %v", out, cycles, got["digest"], cycles, want["digest"])
+	// However few cycles a loaded machine let the run reach (no flit may
+	// have arrived yet), the figures are those of a run of as many.
+	if want := resultsMap(t, one); got["digest"] != want["digest"] || flits != want["delivered_flits"].(float64) {
+		t.Errorf("%s: partial results at cycle %d: digest %v, %v flits; a sequential run of %d cycles %v, %v flits",
+			out, cycles, got["digest"], flits, cycles, want["digest"], want["delivered_flits"])
 	}
 }
 
@@ -360,7 +358,9 @@ func TestDistributedInterrupted(t *testing.T) {
 func coordinatorSignalled(t *testing.T, sig syscall.Signal) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "d.json")
-	args := []string{"--preset", "tree-8ary-2", "--load", "0.7", "--warmup", "100"}
+	// No warm-up: the one-process run of as many cycles as the interrupted
+	// one reached (however few, on a loaded machine) must take it.
+	args := []string{"--preset", "tree-8ary-2", "--load", "0.7", "--warmup", "0"}
 	coord, addr := coordinate(t, "2", append(args, "--cycles", "100000000", "--snapshot-every", "100ms", "--out", out)...)
 	m0 := start(t, testToken, "member", "--join", addr)
 	m1 := start(t, testToken, "member", "--join", addr)
