@@ -8,9 +8,10 @@
  *      every rank waits for its message;
  *   3. pairwise exchanges, 2000 bytes each way, between ranks 0 and 1
  *      and between 2 and 3, with MPI_Irecv, MPI_Isend and MPI_Waitall;
- *      each rank sleeps before it sends (rank 0 200 ms, 1 100 ms, 2
- *      400 ms, 3 100 ms), so ranks 1, 3, 0, 2 send in that order, 100 ms
- *      apart, and only the higher rank of each pair waits for its message;
+ *      each rank sleeps before it sends (rank 0 300 ms, 1 200 ms, 2
+ *      500 ms, 3 200 ms after its ring part), so ranks 1, 3, 0, 2 send in
+ *      that order, 100 ms apart and 100 ms after the ring's last message,
+ *      and only the higher rank of each pair waits for its message;
  *   4. a broadcast of 800 bytes from rank 0 on the world;
  *   5. rank 1 burns 100 ms of CPU time (the next record's computation);
  *   6. an allreduce of 8 bytes on the world;
@@ -86,7 +87,7 @@ int main(int argc, char **argv)
 
 	/* 3: pairs (0, 1) and (2, 3) */
 	int partner = rank ^ 1;
-	static const long delay_ms[4] = {200, 100, 400, 100};
+	static const long delay_ms[4] = {300, 200, 500, 200};
 	MPI_Request req[2];
 	MPI_Irecv(c, 2000, MPI_CHAR, partner, 2, MPI_COMM_WORLD, &req[0]);
 	sleep_ms(delay_ms[rank]);
