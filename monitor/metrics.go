@@ -58,8 +58,10 @@ type MetricsOptions struct {
 }
 
 // NewMetrics makes a Metrics that watches n, and its own registry (never
-// the global one) holding it and the Go runtime and process collectors.
-// Make it once n is built and before the engine starts.
+// the global one) holding it and the Go runtime and process collectors;
+// it copies the state of every group watched, so that a scrape before the
+// run's first copy has every series. Make it once n is built and before
+// the engine starts.
 func NewMetrics(n *fabric.Network, o MetricsOptions) *Metrics {
 	if o.Every <= 0 {
 		o.Every = 200 * time.Millisecond
@@ -70,6 +72,11 @@ func NewMetrics(n *fabric.Network, o MetricsOptions) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	prometheus.WrapRegistererWith(o.Labels, m.runtime).MustRegister(collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for g, s := range m.run.groups { // the state before the run: a scrape before the first copy has every series
+		if s.watched {
+			m.run.publish(g, s)
+		}
+	}
 	return m
 }
 
@@ -129,6 +136,8 @@ type runState struct {
 	portSw    []bool       // MetricsOptions.PortSwitches
 	labels    []string     // labels[i] is strconv.Itoa(i), for switches, ports and VLs
 	finished  atomic.Int64 // calls of Finish: a scrape's page made before the last one is stale
+	gathers   atomic.Int64 // a Scraper's gathers, the one in progress included
+	gatherNs  atomic.Int64 // the wall time of its last gather ended
 	kinds     []string     // group kinds, in order of first appearance
 	slNames   []string
 	shares    []float64

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"slices"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -43,6 +44,7 @@ type descs struct {
 	decisions, wasted, portDecisions, portWasted      *family
 	preemptions, holes, portPreemptions               *family
 	idle, portIdle                                    *family
+	gatherSeconds, gathers                            *family
 }
 
 func newDescs() descs {
@@ -92,6 +94,10 @@ func newDescs() descs {
 		idle: c("scheduler_idle_cycles_total",
 			"Link cycles the output schedulers idled: a link free and a packet that can leave, but no decision sending it (a decision not complete, qos.decision_cycles, or a wasted one), over the switch output ports or the NICs.", "group", "scheduler"),
 		portIdle: c("port_scheduler_idle_cycles_total", "Link cycles a port's output scheduler idled (--metrics-detail port).", "switch", "port"),
+		gatherSeconds: g("metrics_gather_seconds",
+			"Wall time the last gather of these metrics took before this one (writing the page of every series; 0 before the second)."),
+		gathers: c("metrics_gathers_total",
+			"Gathers of these metrics so far, this one included (scrapes that come during a gather, or within the copy interval of the last one, share its page)."),
 	}
 	for i, f := range ds.all() {
 		f.id = i
@@ -103,7 +109,7 @@ func (d *descs) all() []*family {
 	return []*family{d.cycle, d.cycles, d.warmup, d.speed, d.nics, d.load, d.injFlits, d.injMsgs,
 		d.delFlits, d.delMsgs, d.lat, d.netLat, d.confShare, d.delShare, d.grants, d.occ, d.capacity, d.occVL,
 		d.stall, d.step, d.barrier, d.portOcc, d.portStall, d.portGrants, d.decisions, d.wasted, d.portDecisions,
-		d.portWasted, d.idle, d.portIdle, d.preemptions, d.holes, d.portPreemptions}
+		d.portWasted, d.idle, d.portIdle, d.preemptions, d.holes, d.portPreemptions, d.gatherSeconds, d.gathers}
 }
 
 // Describe sends every metric Metrics may export.
@@ -227,6 +233,8 @@ func (r *runState) collectRun(e emitter) {
 	e.gauge(e.d.nics, float64(r.net.NumNICs()))
 	e.gauge(e.d.load, cfg.Traffic.Load)
 	e.histogram(e.d.barrier, pub.wait.n[:], wallHistBuckets, pub.wait.sum.Seconds())
+	e.gauge(e.d.gatherSeconds, time.Duration(r.gatherNs.Load()).Seconds())
+	e.counter(e.d.gathers, r.gathers.Load())
 	for i, sl := range r.slNames {
 		e.gauge(e.d.confShare, r.shares[i], sl)
 	}

@@ -145,11 +145,13 @@ func (s *Scraper) gather(ctx context.Context, arrival time.Time) error {
 			size = len(last.text) + len(last.text)/8
 		}
 		s.gathers.Add(1)
+		m.run.gathers.Add(1)
 		text, err := m.writeRuntime(make([]byte, 0, size))
 		if err != nil {
 			return err
 		}
 		p.text = s.tw.write(m.run, &m.d, text)
+		m.run.gatherNs.Store(int64(time.Since(p.at)))
 	}
 	p.done = time.Now()
 	s.last.Store(p)
@@ -256,6 +258,14 @@ func (s *MetricsServer) Close() error {
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = s.srv.Close()
 	}
+	<-s.served
+	return err
+}
+
+// CloseNow stops serving at once, cutting off the scrapes being answered
+// (a run stopped by a signal ends without waiting for them).
+func (s *MetricsServer) CloseNow() error {
+	err := s.srv.Close()
 	<-s.served
 	return err
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/fabric/sched"
 	"github.com/opasim/opasim/monitor"
 	"github.com/opasim/opasim/sim"
 )
@@ -22,11 +25,16 @@ import (
 // observeFlags are the live-observability flags of `run`: Prometheus
 // metrics while the run goes on, and profiles pushed to Pyroscope.
 type observeFlags struct {
-	metricsAddr   string
-	metricsHold   time.Duration
-	metricsDetail string
-	pyroscopeURL  string
-	runID         string
+	metricsAddr      string
+	metricsHold      time.Duration
+	metricsDetail    string
+	metricsSwitches  string
+	metricsMaxSeries int64
+	pyroscopeURL     string
+	runID            string
+
+	portSwitches []bool // --metrics-switches, parsed by checkSeries (nil: every switch)
+	series       monitor.Series
 }
 
 func (o *observeFlags) register(fs *pflag.FlagSet) {
@@ -34,6 +42,10 @@ func (o *observeFlags) register(fs *pflag.FlagSet) {
 		"(a bare :9464 stays on loopback; give 0.0.0.0:9464 to listen on every interface); off by default")
 	fs.DurationVar(&o.metricsHold, "metrics-hold", 0, "keep serving metrics this long after the run ends so the last scrape is not lost, e.g. 30s (Ctrl-C ends it)")
 	fs.StringVar(&o.metricsDetail, "metrics-detail", "switch", "finest grain of the metrics: switch, or port (adds per-port series)")
+	fs.StringVar(&o.metricsSwitches, "metrics-switches", "", "with --metrics-detail port: the switches whose ports get series, "+
+		"numbers and ranges, e.g. 0-15,64 (default: every switch)")
+	fs.Int64Var(&o.metricsMaxSeries, "metrics-max-series", monitor.DefaultSeriesLimit, "refuse a run whose metrics would have more series than this a scrape "+
+		"(estimated from the network's size before it runs)")
 	fs.StringVar(&o.pyroscopeURL, "pyroscope-url", "", "push CPU and memory profiles to this Pyroscope server, e.g. http://127.0.0.1:4040; off by default")
 	fs.StringVar(&o.runID, "run-id", "", "the run's id: label run_id of its metrics (every member's, with --distributed) and tag of its Pyroscope profiles "+
 		"(default: the start time and a random suffix)")
@@ -59,12 +71,12 @@ func startObserving(f *runFlags, n *fabric.Network, log io.Writer) (*observation
 	ob := &observation{hold: o.metricsHold, log: log}
 	if o.metricsAddr != "" {
 		ob.metrics = monitor.NewMetrics(n, monitor.MetricsOptions{PortDetail: o.metricsDetail == "port",
-			Labels: prometheus.Labels{"run_id": o.id()}})
+			PortSwitches: o.portSwitches, Labels: prometheus.Labels{"run_id": o.id()}})
 		var err error
 		if ob.server, err = serveMetrics(o.metricsAddr, ob.metrics); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(log, "opasim: serving metrics on %s\n", ob.server.URL())
+		fmt.Fprintf(log, "opasim: serving metrics on %s (%d series a scrape)\n", ob.server.URL(), o.series.Total)
 	}
 	if o.pyroscopeURL != "" {
 		p, err := monitor.StartProfiling(monitor.ProfilingOptions{ServerURL: o.pyroscopeURL, Tags: profileTags(f, n.Config), Warn: log})
@@ -110,8 +122,15 @@ func (o *observeFlags) check(cpuProfile string, distributed bool) error {
 	if o.metricsHold < 0 {
 		bad("--metrics-hold: %v is not allowed: must be a duration of at least 0, e.g. 30s", o.metricsHold)
 	}
-	if o.metricsAddr == "" && (o.metricsHold != 0 || o.metricsDetail != "switch") {
-		bad("--metrics-hold and --metrics-detail need --metrics-addr")
+	if o.metricsAddr == "" && (o.metricsHold != 0 || o.metricsDetail != "switch" || o.metricsSwitches != "" ||
+		o.metricsMaxSeries != monitor.DefaultSeriesLimit) {
+		bad("--metrics-hold, --metrics-detail, --metrics-switches and --metrics-max-series need --metrics-addr")
+	}
+	if o.metricsSwitches != "" && o.metricsDetail != "port" {
+		bad("--metrics-switches chooses the switches whose ports get series: it needs --metrics-detail port")
+	}
+	if o.metricsMaxSeries < 1 {
+		bad("--metrics-max-series: %d is not allowed: must be at least 1 (default %d)", o.metricsMaxSeries, monitor.DefaultSeriesLimit)
 	}
 	if o.runID != "" && !runIDPattern.MatchString(o.runID) {
 		bad("--run-id: %q is not allowed: must be 1 to 64 letters, digits, '.', '_' or '-'", o.runID)
@@ -123,6 +142,72 @@ func (o *observeFlags) check(cpuProfile string, distributed bool) error {
 		bad("--pyroscope-url and --cpuprofile both need the Go CPU profiler: give one of them")
 	}
 	return errors.Join(errs...)
+}
+
+// checkSeries estimates, before the network is built, the series its
+// metrics would have a scrape (monitor.EstimateSeries) and refuses more
+// than --metrics-max-series, naming what would fit; it parses
+// --metrics-switches against the network's switches. A config that does
+// not validate is left to the build to report.
+func (o *observeFlags) checkSeries(cfg fabric.Config) error {
+	if o.metricsAddr == "" || cfg.Validate(sched.Default()) != nil {
+		return nil
+	}
+	switches, _, _ := cfg.TopologySpec().Size()
+	if o.metricsSwitches != "" {
+		sel, err := parseSwitches(o.metricsSwitches, switches)
+		if err != nil {
+			return err
+		}
+		o.portSwitches = sel
+	}
+	opts := monitor.MetricsOptions{PortDetail: o.metricsDetail == "port", PortSwitches: o.portSwitches}
+	s := monitor.EstimateSeries(cfg, opts)
+	o.series = s
+	limit := o.metricsMaxSeries
+	if s.Total <= limit {
+		return nil
+	}
+	if !opts.PortDetail {
+		return fmt.Errorf("--metrics-max-series: the metrics of this network would have %d series a scrape (%d switches), more than the limit of %d: "+
+			"raise --metrics-max-series, or run without --metrics-addr", s.Total, switches, limit)
+	}
+	fit := ""
+	if k := (limit - s.Switch) / max(s.PerSwitch, 1); k >= 1 && s.Switch <= limit {
+		fit = fmt.Sprintf(", or choose at most %d switches with --metrics-switches (e.g. --metrics-switches 0-%d)", k, k-1)
+	}
+	return fmt.Errorf("--metrics-detail port: the metrics of this network would have %d series a scrape (%d switches with %d ports of %d series each, and %d others), "+
+		"more than the limit of %d (--metrics-max-series): use --metrics-detail switch (%d series)%s, or raise --metrics-max-series",
+		s.Total, s.Ported, s.Radix, s.PerPort, s.Switch, limit, s.Switch, fit)
+}
+
+// parseSwitches parses --metrics-switches: switch numbers and ranges
+// (a-b, both included) separated by commas, each below switches.
+func parseSwitches(value string, switches int64) ([]bool, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("--metrics-switches: %q: %s: must be switch numbers and ranges from 0 to %d, e.g. 0-15,64", value, fmt.Sprintf(format, args...), switches-1)
+	}
+	sel := make([]bool, switches)
+	for _, part := range strings.Split(value, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		if !isRange {
+			hi = lo
+		}
+		a, errA := strconv.ParseInt(strings.TrimSpace(lo), 10, 64)
+		b, errB := strconv.ParseInt(strings.TrimSpace(hi), 10, 64)
+		switch {
+		case errA != nil || errB != nil:
+			return nil, bad("%q is not a switch number or a range a-b", strings.TrimSpace(part))
+		case a > b:
+			return nil, bad("range %d-%d is empty", a, b)
+		case b >= switches:
+			return nil, bad("switch %d is out of range: this network has %d switches", b, switches)
+		}
+		for sw := a; sw <= b; sw++ {
+			sel[sw] = true
+		}
+	}
+	return sel, nil
 }
 
 // profileTags tag a run's profiles: the preset (or, without one, the
@@ -144,9 +229,10 @@ func (ob *observation) observer() sim.Observer {
 }
 
 // finish publishes the final state of the run (res is nil when it did not
-// run), once the engine has returned.
-func (ob *observation) finish(res *sim.Results) {
-	if ob.metrics == nil || res == nil {
+// run), once the engine has returned; not after a signal (ctx done), when
+// the server stops at once.
+func (ob *observation) finish(ctx context.Context, res *sim.Results) {
+	if ob.metrics == nil || res == nil || ctx.Err() != nil {
 		return
 	}
 	ob.ran = true
@@ -154,7 +240,9 @@ func (ob *observation) finish(res *sim.Results) {
 }
 
 // close stops profiling, then keeps serving metrics for the hold (unless
-// the run did not run or ctx is done: Ctrl-C ends the hold), then stops.
+// the run did not run or ctx is done: Ctrl-C ends the hold), then stops:
+// at once when ctx is done (a signal), else after the scrapes being
+// answered (monitor.CloseGrace at most).
 func (ob *observation) close(ctx context.Context) {
 	if ob.profiler != nil {
 		ob.profiler.Stop()
@@ -170,6 +258,10 @@ func (ob *observation) close(ctx context.Context) {
 		case <-ctx.Done():
 			t.Stop()
 		}
+	}
+	if ctx.Err() != nil {
+		_ = ob.server.CloseNow()
+		return
 	}
 	_ = ob.server.Close()
 }

@@ -53,6 +53,9 @@ func runOnce(cmd *cobra.Command, f *runFlags) error {
 	if err := f.checkOutputs(); err != nil {
 		return err
 	}
+	if err := f.observe.checkSeries(cfg); err != nil {
+		return badInput(err)
+	}
 	n, err := buildNetwork(cfg)
 	if err != nil {
 		return err
@@ -249,7 +252,7 @@ func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, n *fabric.Ne
 	progress, clearProgress := progressFor(os.Stderr, total)
 	res, err := runNetwork(ctx, n, sim.Hooks{Progress: progress, Observer: obs.observer()})
 	clearProgress()
-	obs.finish(res)
+	obs.finish(ctx, res)
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
 	}
