@@ -265,6 +265,12 @@ func (c *coordinator) Receive(ctx actor.Context) {
 		}
 	case *actor.Terminated:
 		for i, p := range c.members {
+			if p.Equal(m.Who) && !c.set {
+				// Gone from the lobby (killed, say): its place is free.
+				c.o.Log.Info("member gone before the run began", "index", i, "address", p.Address)
+				c.members = slices.Delete(c.members, i, i+1)
+				break
+			}
 			if p.Equal(m.Who) {
 				failed := fmt.Sprintf("member %d (%s)", i, p.Address)
 				c.fail(failed, fmt.Errorf("%s is gone (its process or connection ended) %s; the last window every member completed: %s",
@@ -313,6 +319,7 @@ func (c *coordinator) join(ctx actor.Context, j *Join) {
 		return
 	}
 	c.members = append(c.members, ctx.Sender())
+	ctx.Watch(ctx.Sender()) // in the lobby too: a member gone frees its place
 	c.o.Log.Info("member joined", "index", len(c.members)-1, "address", from)
 	if len(c.members) < c.o.Members {
 		ctx.Request(ctx.Sender(), &Waiting{Index: int32(len(c.members) - 1), Joined: int32(len(c.members)), Members: int32(c.o.Members)})
@@ -328,7 +335,6 @@ func (c *coordinator) join(ctx actor.Context, j *Join) {
 		peers[i] = p.Address
 	}
 	for i, p := range c.members {
-		ctx.Watch(p)
 		ctx.Request(p, &Setup{Index: int32(i), Config: c.config, Owner: c.plan.Owner, Peers: peers, RunId: c.o.RunID})
 	}
 }

@@ -53,27 +53,36 @@ func TestMemberSignalled(t *testing.T) {
 }
 
 // TestMemberSignalledInLobby: a member stopped by SIGTERM while it waits
-// for the others leaves (exit 143) and frees its place: two more members
-// join and the run completes.
+// for the others leaves (exit 143) and frees its place, as does one
+// killed (SIGKILL) there: two more members join and the run completes.
 func TestMemberSignalledInLobby(t *testing.T) {
-	coord, addr := coordinate(t, "2", "--preset", "tree-8ary-2", "--cycles", "1000", "--warmup", "100")
-	early := start(t, testToken, "member", "--join", addr)
-	early.await(t, memberJoined, procWait)
-	if err := early.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := early.wait(t, procWait); code != 143 {
-		t.Errorf("the signalled member: exit %d, want 143; stderr:\n%s", code, early.errText())
-	}
-	coord.await(t, regexp.MustCompile(`msg="member left before the run began" index=0 .*reason="stopped by terminated"`), procWait)
-	m0 := start(t, testToken, "member", "--join", addr)
-	m1 := start(t, testToken, "member", "--join", addr)
-	if code := coord.wait(t, procWait); code != 0 {
-		t.Fatalf("coordinator exit %d after a member left the lobby: %s", code, coord.errText())
-	}
-	for _, m := range []*proc{m0, m1} {
-		if code := m.wait(t, procWait); code != 0 {
-			t.Errorf("member exit %d: %s", code, m.errText())
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+		log  string
+	}{
+		{syscall.SIGTERM, 143, `msg="member left before the run began" index=0 .*reason="stopped by terminated"`},
+		{syscall.SIGKILL, -1, `msg="member gone before the run began" index=0`},
+	} {
+		coord, addr := coordinate(t, "2", "--preset", "tree-8ary-2", "--cycles", "1000", "--warmup", "100")
+		early := start(t, testToken, "member", "--join", addr)
+		early.await(t, memberJoined, procWait)
+		if err := early.cmd.Process.Signal(c.sig); err != nil {
+			t.Fatal(err)
+		}
+		if code := early.wait(t, procWait); code != c.code {
+			t.Errorf("%v: the member's exit %d, want %d; stderr:\n%s", c.sig, code, c.code, early.errText())
+		}
+		coord.await(t, regexp.MustCompile(c.log), procWait)
+		m0 := start(t, testToken, "member", "--join", addr)
+		m1 := start(t, testToken, "member", "--join", addr)
+		if code := coord.wait(t, procWait); code != 0 {
+			t.Fatalf("%v: coordinator exit %d after a member left the lobby: %s", c.sig, code, coord.errText())
+		}
+		for _, m := range []*proc{m0, m1} {
+			if code := m.wait(t, procWait); code != 0 {
+				t.Errorf("%v: member exit %d: %s", c.sig, code, m.errText())
+			}
 		}
 	}
 }
