@@ -268,8 +268,9 @@ func RunMember(ctx context.Context, o MemberOptions) error {
 
 // leaveWait is how long a member stopped by its context waits for the
 // coordinator to take its Leave before it goes anyway (the coordinator
-// then sees it gone).
-const leaveWait = time.Second
+// then sees it gone), and the coordinator for the members in its lobby to
+// take an Abort: a round trip, which a loaded machine may make slow.
+const leaveWait = 5 * time.Second
 
 // leave tells the coordinator this member goes, and why, when the
 // coordinator has taken it and still waits for its part.
