@@ -249,7 +249,8 @@ func RunMember(ctx context.Context, o MemberOptions) error {
 			switch ma.phase.Load() {
 			case joining:
 				if now.Sub(time.Unix(0, ma.answered.Load())) > o.Timeout {
-					return fmt.Errorf("no answer from the coordinator at %s within %s (--timeout)", o.Join, o.Timeout)
+					return fmt.Errorf("no answer from the coordinator at %s within %s (--timeout; the address must be the one the coordinator prints)",
+						o.Join, o.Timeout)
 				}
 			case running:
 				root.RequestWithCustomSender(ma.coord, &Alive{Index: ma.index.Load()}, self)
