@@ -147,10 +147,6 @@ func Coordinate(ctx context.Context, n *fabric.Network, o Options) (*sim.Results
 	case <-ctx.Done():
 		nd.system.Root.Send(pid, interrupt{})
 		err = <-c.end
-		if len(c.aborted) > 0 {
-			abort(nd.system.Root, c.aborted, fmt.Sprintf("the coordinator was stopped (%v) with %d of %d members joined",
-				context.Cause(ctx), len(c.aborted), o.Members))
-		}
 	}
 	if err != nil {
 		if c.partialErr != nil {
@@ -194,11 +190,12 @@ type coordinator struct {
 	dones    []*Done
 	ticked   time.Time
 	finals   []*Final
-	set      bool         // every member joined: setups sent, heartbeats due
-	heard    []time.Time  // per member, when it was last heard from (a report or a heartbeat)
-	since    time.Time    // when the step the coordinator waits for began
-	stopAt   time.Time    // when the run was interrupted (zero: not)
-	aborted  []*actor.PID // the members in the lobby when the run was interrupted before it began
+	set      bool            // every member joined: setups sent, heartbeats due
+	heard    []time.Time     // per member, when it was last heard from (a report or a heartbeat)
+	since    time.Time       // when the step the coordinator waits for began
+	stopAt   time.Time       // when the run was interrupted (zero: not)
+	aborting map[string]bool // interrupted in the lobby: the members told (by address) that have not yet taken it
+	joined   int             // and how many members had joined
 	got      int
 	over     bool
 	report   Report
@@ -227,9 +224,15 @@ func (c *coordinator) Receive(ctx actor.Context) {
 		self, root := ctx.Self(), ctx.ActorSystem().Root
 		time.AfterFunc(HeartbeatEvery, func() { root.Send(self, checkTick{}) })
 	case interrupt:
-		c.interrupt()
+		c.interrupt(ctx)
+	case abortExpired:
+		c.stopAborted()
 	case *Alive:
-		c.heardFrom(ctx, m.Index)
+		if c.aborting != nil {
+			c.aborted(ctx.Sender())
+		} else {
+			c.heardFrom(ctx, m.Index)
+		}
 	case *Leave:
 		c.leave(ctx, m)
 	case *actor.DeadLetterResponse:
@@ -269,6 +272,7 @@ func (c *coordinator) Receive(ctx actor.Context) {
 				// Gone from the lobby (killed, say): its place is free.
 				c.o.Log.Info("member gone before the run began", "index", i, "address", p.Address)
 				c.members = slices.Delete(c.members, i, i+1)
+				c.aborted(p)
 				break
 			}
 			if p.Equal(m.Who) {
@@ -399,11 +403,12 @@ func later(a, b time.Time) time.Time {
 	return b
 }
 
-// interrupt ends the run on a cancelled context: in the lobby, at once
-// (Coordinate tells the members there: aborted); once every member
+// interrupt ends the run on a cancelled context. Once every member
 // joined, the window loop ends the run at the next window (it reads the
-// context), and the members send their totals.
-func (c *coordinator) interrupt() {
+// context), and the members send their totals. In the lobby there is no
+// run: the members there are told (Abort), and the coordinator ends once
+// each has taken it or is gone, or after leaveWait.
+func (c *coordinator) interrupt(ctx actor.Context) {
 	if c.set {
 		if c.stopAt.IsZero() {
 			c.stopAt = time.Now()
@@ -411,20 +416,36 @@ func (c *coordinator) interrupt() {
 		}
 		return
 	}
-	c.aborted = append([]*actor.PID(nil), c.members...)
-	c.stop(fmt.Errorf("no run: %w; stopped with %d of %d members joined", context.Cause(c.ctx), len(c.members), c.o.Members))
+	if c.aborting != nil {
+		return
+	}
+	c.aborting, c.joined = map[string]bool{}, len(c.members)
+	reason := fmt.Sprintf("the coordinator was stopped (%v) with %d of %d members joined", context.Cause(c.ctx), len(c.members), c.o.Members)
+	for _, p := range c.members {
+		c.aborting[p.Address] = true
+		ctx.Request(p, &Abort{Reason: reason})
+	}
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	time.AfterFunc(leaveWait, func() { root.Send(self, abortExpired{}) })
+	c.aborted(nil)
 }
 
-// abort tells the members in the lobby that the run will not start, and
-// waits up to leaveWait for them to take it.
-func abort(root *actor.RootContext, members []*actor.PID, reason string) {
-	fs := make([]*actor.Future, len(members))
-	for i, p := range members {
-		fs[i] = root.RequestFuture(p, &Abort{Reason: reason}, leaveWait)
+// aborted notes that the member at p took the Abort (or is gone), and ends
+// the coordinator once every member told has.
+func (c *coordinator) aborted(p *actor.PID) {
+	if c.aborting == nil {
+		return
 	}
-	for _, f := range fs {
-		_, _ = f.Result() // a member that does not answer sees the coordinator gone
+	if p != nil {
+		delete(c.aborting, p.Address)
 	}
+	if len(c.aborting) == 0 {
+		c.stopAborted()
+	}
+}
+
+func (c *coordinator) stopAborted() {
+	c.stop(fmt.Errorf("no run: %w; stopped with %d of %d members joined", context.Cause(c.ctx), c.joined, c.o.Members))
 }
 
 // leave takes a member's Leave: in the lobby its place is freed (the
@@ -581,11 +602,14 @@ func (c *coordinator) during() string {
 }
 
 // joinExpired tells the coordinator its JoinTimeout is over; checkTick
-// that its checks are due; interrupt that the run's context is cancelled.
+// that its checks are due; interrupt that the run's context is cancelled;
+// abortExpired that the members in the lobby had leaveWait to take the
+// Abort.
 type (
-	joinExpired struct{}
-	checkTick   struct{}
-	interrupt   struct{}
+	joinExpired  struct{}
+	checkTick    struct{}
+	interrupt    struct{}
+	abortExpired struct{}
 )
 
 // answered reports whether member i has answered what the coordinator

@@ -361,9 +361,8 @@ func (m *memberActor) Receive(ctx actor.Context) {
 	case *Refused:
 		m.stop(fmt.Errorf("the coordinator at %s refused the join: %s", m.o.Join, msg.Reason))
 	case *Abort:
-		// Sent from the coordinator's process (not its actor), answered.
-		if s := ctx.Sender(); s != nil && s.Address == m.coord.Address {
-			ctx.Respond(&Alive{Index: m.index.Load()})
+		if m.fromCoordinator(ctx) {
+			ctx.Request(m.coord, &Alive{Index: m.index.Load()}) // taken
 			m.stop(fmt.Errorf("the coordinator at %s stopped the run before it began: %s", m.o.Join, msg.Reason))
 		}
 	case *Setup:

@@ -729,7 +729,8 @@ func (x *Final) GetHeldCount() int32 {
 // coordinator one to each member's liveness actor (index -1), whatever
 // either is busy with: a process that hears nothing from the other within
 // its timeout takes it for dead, however long a window or a network build
-// takes. The coordinator also answers a Leave with it.
+// takes. The coordinator also answers a Leave with it, and a member an
+// Abort.
 type Alive struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Index         int32                  `protobuf:"varint,1,opt,name=index,proto3" json:"index,omitempty"`
@@ -831,8 +832,8 @@ func (x *Leave) GetReason() string {
 }
 
 // Abort tells a member in the lobby that the run will not start (the
-// coordinator was stopped before every member joined); the member exits
-// with the reason.
+// coordinator was stopped before every member joined); the member answers
+// (Alive) and exits with the reason.
 type Abort struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Reason        string                 `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
