@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -127,11 +128,15 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 
 // collect sends every series to e. Each group's copy is copied again into
 // c under the group's lock, and sent from there: a slow receiver never
-// holds a lock the group needs to publish its next copy.
-func (r *runState) collect(e emitter, c *groupCopy) {
+// holds a lock the group needs to publish its next copy. It gives up
+// (false) as soon as e.stop is set.
+func (r *runState) collect(e emitter, c *groupCopy) bool {
 	r.collectRun(e)
 	t := newTotals(len(r.slNames), r.net.Config.Switch.VLs, len(r.kinds))
 	for _, s := range r.groups {
+		if e.stop != nil && e.stop.Load() {
+			return false
+		}
 		if !s.watched {
 			continue
 		}
@@ -144,14 +149,16 @@ func (r *runState) collect(e emitter, c *groupCopy) {
 		}
 	}
 	r.collectTotals(e, t)
+	return true
 }
 
 // emitter sends series either to a Collector's channel (ch) or to a text
 // writer (tw), the fast path of a scrape.
 type emitter struct {
-	ch chan<- prometheus.Metric
-	tw *textWriter
-	d  *descs
+	ch   chan<- prometheus.Metric
+	tw   *textWriter
+	d    *descs
+	stop *atomic.Bool // set: give up (the text writer's, when its server stops)
 }
 
 func (e emitter) gauge(f *family, v float64, labels ...string) {

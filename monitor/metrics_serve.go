@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,19 +45,30 @@ const (
 //     client gives up while it waits ends there, with no gather made for
 //     it. So at most MaxScrapesWriting + 2 pages are alive (those being
 //     written, the last one and one being made), however slowly or often
-//     clients read or abandon their scrapes.
+//     clients read or abandon their scrapes; a page's buffers are reused
+//     by a later gather once no scrape writes it (maxSpare of them kept).
 type Scraper struct {
 	source       func() *Metrics // nil: nothing to serve yet
 	gate         chan struct{}   // held while gathering: one gather at a time
 	waiting      chan struct{}   // scrapes in progress
 	writing      chan struct{}   // scrapes writing a page
-	last         atomic.Pointer[page]
+	mu           sync.Mutex      // guards last, the pages' refs and the spare buffers
+	last         *page
+	spare        [][]byte // buffers of pages no longer served, for the next (maxSpare)
+	buffers      atomic.Int64
 	gathers      atomic.Int64
 	tw           *textWriter // of the Metrics twFor; under gate
 	twFor        *Metrics
 	writeTimeout time.Duration
-	onGather     func() // tests: called at the start of each gather, under gate
+	stopped      atomic.Bool // a gather in progress gives up, and no other starts
+	onGather     func()      // tests: called at the start of each gather, under gate
 }
+
+var errStopped = errors.New("the metrics server is stopping")
+
+// maxSpare is the most buffers of pages no longer served a Scraper keeps
+// for its next gathers: a page's text and its gzip.
+const maxSpare = 2
 
 // page is one gather's text, and its gzip made on first demand.
 type page struct {
@@ -66,6 +78,7 @@ type page struct {
 	text     []byte
 	gzOnce   sync.Once
 	gz       []byte
+	refs     int // under Scraper.mu: 1 while the last page, and 1 per scrape writing it
 }
 
 // NewScraper makes the /metrics handler of the Metrics source returns
@@ -101,16 +114,82 @@ func (s *Scraper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case <-ctx.Done():
 		return
 	}
-	p := s.last.Load() // the latest: at least as new as the one gather made ready
+	p := s.take() // the latest: at least as new as the one gather made ready
+	defer s.release(p)
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.writeTimeout))
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	body := p.text
 	if acceptsGzip(r) {
-		body = p.gzipped()
+		body = s.gzipped(p)
 		h.Set("Content-Encoding", "gzip")
 	}
 	_, _ = w.Write(body)
+}
+
+// take returns the last page, held until release.
+func (s *Scraper) take() *page {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.last.refs++
+	return s.last
+}
+
+// release lets p go; the last to let a page go that is no longer the last
+// one keeps its buffers for a later gather.
+func (s *Scraper) release(p *page) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.refs--; p.refs > 0 {
+		return
+	}
+	for _, b := range [][]byte{p.text, p.gz} {
+		if cap(b) > 0 {
+			s.spare = append(s.spare, b[:0])
+		}
+	}
+	if n := len(s.spare); n > maxSpare {
+		s.spare = slices.Delete(s.spare, 0, n-maxSpare) // the oldest go
+	}
+	p.text, p.gz = nil, nil
+}
+
+// buffer returns the smallest spare buffer of at least size bytes, or a
+// new one.
+func (s *Scraper) buffer(size int) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	best := -1
+	for i, b := range s.spare {
+		if cap(b) >= size && (best < 0 || cap(b) < cap(s.spare[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		s.buffers.Add(1)
+		return make([]byte, 0, size)
+	}
+	b := s.spare[best]
+	s.spare = slices.Delete(s.spare, best, best+1)
+	return b
+}
+
+// lastPage is the last page, or nil.
+func (s *Scraper) lastPage() *page {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// setLast makes p the last page and lets the previous one go.
+func (s *Scraper) setLast(p *page) {
+	s.mu.Lock()
+	old := s.last
+	p.refs, s.last = 1, p
+	s.mu.Unlock()
+	if old != nil {
+		s.release(old)
+	}
 }
 
 // gather makes sure the last page is one a scrape that arrived at arrival
@@ -121,6 +200,9 @@ func (s *Scraper) gather(ctx context.Context, arrival time.Time) error {
 	m := s.source()
 	if s.fresh(m, arrival) {
 		return nil
+	}
+	if s.stopped.Load() {
+		return errStopped
 	}
 	select {
 	case s.gate <- struct{}{}:
@@ -141,20 +223,23 @@ func (s *Scraper) gather(ctx context.Context, arrival time.Time) error {
 			s.tw, s.twFor = newTextWriter(&m.d, m.labels), m
 		}
 		size := 4096
-		if last := s.last.Load(); last != nil {
+		if last := s.lastPage(); last != nil {
 			size = len(last.text) + len(last.text)/8
 		}
 		s.gathers.Add(1)
 		m.run.gathers.Add(1)
-		text, err := m.writeRuntime(make([]byte, 0, size))
+		text, err := m.writeRuntime(s.buffer(size))
 		if err != nil {
 			return err
 		}
-		p.text = s.tw.write(m.run, &m.d, text)
+		var whole bool
+		if p.text, whole = s.tw.write(m.run, &m.d, text, &s.stopped); !whole {
+			return errStopped
+		}
 		m.run.gatherNs.Store(int64(time.Since(p.at)))
 	}
 	p.done = time.Now()
-	s.last.Store(p)
+	s.setLast(p)
 	return nil
 }
 
@@ -162,7 +247,7 @@ func (s *Scraper) gather(ctx context.Context, arrival time.Time) error {
 // at arrival: it is of m, made after m's last Finish, and either younger
 // than m's Every or gathered until after arrival.
 func (s *Scraper) fresh(m *Metrics, arrival time.Time) bool {
-	p := s.last.Load()
+	p := s.lastPage()
 	if p == nil || p.m != m {
 		return false
 	}
@@ -175,18 +260,25 @@ func (s *Scraper) fresh(m *Metrics, arrival time.Time) bool {
 	return time.Since(p.at) < m.run.every || !p.done.Before(arrival)
 }
 
-// gzipped is the page gzipped, made once.
-func (p *page) gzipped() []byte {
+// gzipped is page p gzipped, made once; p is held.
+func (s *Scraper) gzipped(p *page) []byte {
 	p.gzOnce.Do(func() {
-		var b bytes.Buffer
-		b.Grow(len(p.text)/8 + 512)
-		zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+		b := bytes.NewBuffer(s.buffer(len(p.text)/8 + 512))
+		zw, _ := gzipWriters.Get().(*gzip.Writer)
+		if zw == nil {
+			zw, _ = gzip.NewWriterLevel(b, gzip.BestSpeed)
+		} else {
+			zw.Reset(b)
+		}
 		_, _ = zw.Write(p.text)
 		_ = zw.Close()
+		gzipWriters.Put(zw)
 		p.gz = b.Bytes()
 	})
 	return p.gz
 }
+
+var gzipWriters sync.Pool
 
 func acceptsGzip(r *http.Request) bool {
 	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
@@ -263,9 +355,23 @@ func (s *MetricsServer) Close() error {
 }
 
 // CloseNow stops serving at once, cutting off the scrapes being answered
-// (a run stopped by a signal ends without waiting for them).
+// and a gather in progress (a run stopped by a signal ends without waiting
+// for them).
 func (s *MetricsServer) CloseNow() error {
+	s.scraper.stopped.Store(true)
 	err := s.srv.Close()
 	<-s.served
 	return err
+}
+
+// CloseOn calls CloseNow as soon as ctx is done, so that after a signal no
+// scrape takes the CPU the run needs to stop.
+func (s *MetricsServer) CloseOn(ctx context.Context) {
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = s.CloseNow()
+		case <-s.served:
+		}
+	}()
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/prometheus/common/expfmt"
 )
@@ -71,19 +72,22 @@ func newTextWriter(d *descs, constLabels map[string]string) *textWriter {
 	return w
 }
 
-// write appends every series of r to page, in text format, and returns it.
-func (w *textWriter) write(r *runState, d *descs, page []byte) []byte {
+// write appends every series of r to page, in text format, and returns it;
+// it gives up (false) as soon as stop is set.
+func (w *textWriter) write(r *runState, d *descs, page []byte, stop *atomic.Bool) ([]byte, bool) {
 	for i := range w.bufs {
 		w.bufs[i] = w.bufs[i][:0]
 	}
-	r.collect(emitter{tw: w, d: d}, &w.scratch)
+	if !r.collect(emitter{tw: w, d: d, stop: stop}, &w.scratch) {
+		return page, false
+	}
 	for _, f := range w.fams {
 		if b := w.bufs[f.id]; len(b) > 0 {
 			page = append(page, w.layouts[f.id].head...)
 			page = append(page, b...)
 		}
 	}
-	return page
+	return page, true
 }
 
 // sample writes one gauge or counter sample.

@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	dto "github.com/prometheus/client_model/go"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -393,21 +391,15 @@ func serveMemberMetrics(value string, portDetail bool, mo *distrib.MemberOptions
 	if err != nil {
 		return nil, listenError(value, err)
 	}
-	var current atomic.Pointer[prometheus.Registry]
+	var current atomic.Pointer[monitor.Metrics]
 	mo.Observe = func(n *fabric.Network, p distrib.MemberPart) sim.Observer {
 		m := monitor.NewMetrics(n, monitor.MetricsOptions{PortDetail: portDetail, Groups: p.Owned,
 			Labels: prometheus.Labels{"run_id": p.RunID, "member": strconv.Itoa(p.Index)}})
-		current.Store(m.Registry())
+		current.Store(m)
 		return m
 	}
-	gather := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
-		if reg := current.Load(); reg != nil {
-			return reg.Gather()
-		}
-		return nil, nil
-	})
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(gather, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", monitor.NewScraper(current.Load)) // one gather at a time, bounded memory (as run's)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, Addr: ln.Addr().String()}
 	go func() { _ = srv.Serve(ln) }()
 	return srv, nil

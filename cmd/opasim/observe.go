@@ -239,6 +239,14 @@ func (ob *observation) finish(ctx context.Context, res *sim.Results) {
 	ob.metrics.Finish(clock.Cycle(res.SimulatedCycles))
 }
 
+// closeOn stops the metrics server as soon as ctx is done (a signal): no
+// scrape then takes the CPU the run needs to stop and write its results.
+func (ob *observation) closeOn(ctx context.Context) {
+	if ob.server != nil {
+		ob.server.CloseOn(ctx)
+	}
+}
+
 // close stops profiling, then keeps serving metrics for the hold (unless
 // the run did not run or ctx is done: Ctrl-C ends the hold), then stops:
 // at once when ctx is done (a signal), else after the scrapes being

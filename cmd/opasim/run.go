@@ -240,6 +240,7 @@ func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, n *fabric.Ne
 	if err != nil {
 		return nil, badInput(err)
 	}
+	obs.closeOn(ctx)
 	defer obs.close(ctx)
 	stopProfile, err := startProfiles(f.cpuProfile, f.memProfile, f.execTrace)
 	if err != nil {
