@@ -30,6 +30,8 @@ type traceRecordFlags struct {
 	compute    string
 	scale      float64
 	from, to   string
+	marks      []string
+	ranks      string
 	keep       string
 	mpirun     string
 	mpicc      string
@@ -42,7 +44,7 @@ type traceRecordFlags struct {
 func newTraceRecordCmd() *cobra.Command {
 	var o traceRecordFlags
 	cmd := &cobra.Command{
-		Use:   "record --np N [--out FILE] -- PROGRAM [ARGS...]",
+		Use:   "record --np N [--out FILE] -- PROGRAM [ARGS...] | record --ranks DIR [--out FILE]",
 		Short: "Record a VEF trace of an MPI program: run it under mpirun with a PMPI recorder preloaded",
 		Long: "Runs an unmodified MPI program under mpirun with N ranks, the recorder (a PMPI interposition library,\n" +
 			"built with mpicc on first use and kept in the cache directory) preloaded, and merges what each rank\n" +
@@ -51,12 +53,21 @@ func newTraceRecordCmd() *cobra.Command {
 			"outside MPI calls by default, since a run with more ranks than cores stretches wall time). MPI calls\n" +
 			"a VEF trace cannot express (one-sided, MPI-IO, neighbourhood collectives, …) are counted and listed\n" +
 			"on stderr. docs/mpi-traces.md says what is recorded and how. The program's output goes to stderr.\n\n" +
-			"--from and --to keep one section of the run: from the first collective on MPI_COMM_WORLD after the\n" +
-			"program printed a line starting with --from's text, to the last one before it printed --to's.",
+			"--from and --to keep one section of the run: from the first collective of all ranks after the\n" +
+			"program printed a line starting with --from's text, to the last one before it printed --to's. The\n" +
+			"recorder notes the lines starting with --from, --to and --mark texts; with --keep DIR, --ranks DIR\n" +
+			"merges those files again (another section, clock or scale) without running the program.",
 		Example: "  opasim trace record --np 16 --out hpcc.vef.gz -- hpcc\n" +
 			"  opasim trace record --np 16 --out hpl.vef.gz --from 'Begin of HPL section' --to 'End of HPL section' -- hpcc\n" +
-			"  opasim trace record --np 8 --compute wall --keep ranks/ --out lj.vef.gz -- lmp -in in.lj",
+			"  opasim trace record --np 16 --keep ranks --mark 'Begin of' --mark 'End of' --out hpcc.vef.gz -- hpcc\n" +
+			"  opasim trace record --ranks ranks --from 'Begin of MPIRandomAccess section' --to 'End of MPIRandomAccess' --out ra.vef.gz",
 		Args: func(cmd *cobra.Command, args []string) error {
+			if o.ranks != "" {
+				if len(args) > 0 {
+					return badInput(fmt.Errorf("--ranks merges the ranks' files recorded before: it takes no program (got %q)", args[0]))
+				}
+				return nil
+			}
 			if len(args) == 0 {
 				return badInput(errors.New("trace record needs a program to run: opasim trace record --np N [flags] -- PROGRAM [ARGS...]"))
 			}
@@ -74,6 +85,8 @@ func newTraceRecordCmd() *cobra.Command {
 	f.Float64Var(&o.scale, "compute-scale", 1, fmt.Sprintf("multiply the computation times by this, more than 0 and at most %g", float64(mpirec.MaxScale)))
 	f.StringVar(&o.from, "from", "", "keep the section that starts where the program prints a line beginning with this `TEXT`")
 	f.StringVar(&o.to, "to", "", "end the section where the program prints a line beginning with this `TEXT` (needs --from)")
+	f.StringArrayVar(&o.marks, "mark", nil, "also note where the program prints a line beginning with this `TEXT`, for --ranks to cut at later (repeat the flag for more)")
+	f.StringVar(&o.ranks, "ranks", "", "merge the ranks' files kept in `DIR` by an earlier --keep, instead of running a program")
 	f.StringVar(&o.keep, "keep", "", "keep the ranks' files in this `DIR` (empty or new; default: a temporary directory, removed)")
 	f.StringVar(&o.mpirun, "mpirun", "mpirun", "the MPI launcher (Open MPI's or MPICH's mpirun)")
 	f.StringVar(&o.mpicc, "mpicc", "mpicc", "the MPI C compiler that builds the recorder")
@@ -113,10 +126,19 @@ type recordReport struct {
 
 // check refuses bad flags, naming the flag, the value and what is allowed.
 func (o *traceRecordFlags) check(cmd *cobra.Command) (mpirec.Clock, error) {
-	if !cmd.Flags().Changed("np") {
+	if o.ranks != "" {
+		for _, f := range []string{"np", "keep", "mark", "mpirun", "mpicc", "mpirun-arg", "timeout", "cache"} {
+			if cmd.Flags().Changed(f) {
+				return 0, badInput(fmt.Errorf("--%s: --ranks merges files already recorded: no program runs", f))
+			}
+		}
+		if _, err := os.Stat(filepath.Join(o.ranks, "rank-0.vefrec")); err != nil {
+			return 0, badInput(fmt.Errorf("--ranks: %s has no rank-0.vefrec: give the directory of an earlier --keep", o.ranks))
+		}
+	} else if !cmd.Flags().Changed("np") {
 		return 0, badInput(fmt.Errorf("--np is required: the number of MPI ranks, 1 to %d", MaxRecordRanks))
 	}
-	if o.np < 1 || o.np > MaxRecordRanks {
+	if o.ranks == "" && (o.np < 1 || o.np > MaxRecordRanks) {
 		return 0, badInput(fmt.Errorf("--np: %d is out of range: must be in [1, %d]", o.np, MaxRecordRanks))
 	}
 	clock, err := mpirec.ParseClock(o.compute)
@@ -129,7 +151,14 @@ func (o *traceRecordFlags) check(cmd *cobra.Command) (mpirec.Clock, error) {
 	if o.to != "" && o.from == "" {
 		return 0, badInput(errors.New("--to needs --from: a section starts at --from's text and ends at --to's"))
 	}
-	for _, m := range []struct{ flag, v string }{{"--from", o.from}, {"--to", o.to}} {
+	texts := []struct{ flag, v string }{{"--from", o.from}, {"--to", o.to}}
+	for _, m := range o.marks {
+		if m == "" {
+			return 0, badInput(errors.New("--mark: expected some text, not an empty one"))
+		}
+		texts = append(texts, struct{ flag, v string }{"--mark", m})
+	}
+	for _, m := range texts {
 		if strings.ContainsAny(m.v, "|\n") {
 			return 0, badInput(fmt.Errorf("%s: %q: the text may not hold '|' or a newline", m.flag, m.v))
 		}
@@ -164,6 +193,14 @@ func (o *traceRecordFlags) run(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.out != "-" {
+		if err := checkWritable("--out", o.out); err != nil {
+			return err
+		}
+	}
+	if o.ranks != "" {
+		return o.merge(cmd, o.ranks, clock, nil, 0)
+	}
 	mpirun, err := tool("--mpirun", o.mpirun)
 	if err != nil {
 		return err
@@ -174,11 +211,6 @@ func (o *traceRecordFlags) run(cmd *cobra.Command, args []string) error {
 	}
 	if _, err := exec.LookPath(args[0]); err != nil {
 		return badInput(fmt.Errorf("PROGRAM: %s: not found or not executable (%v)", args[0], errors.Unwrap(err)))
-	}
-	if o.out != "-" {
-		if err := checkWritable("--out", o.out); err != nil {
-			return err
-		}
 	}
 	stderr := cmd.ErrOrStderr()
 	ctx, stopped := onSignals(cmd.Context())
@@ -228,14 +260,14 @@ func (o *traceRecordFlags) run(cmd *cobra.Command, args []string) error {
 		}
 		return fmt.Errorf("trace record: %s failed after %.1f s: %w; no trace written", filepath.Base(mpirun), ran.Seconds(), runErr)
 	}
+	return o.merge(cmd, dir, clock, args, ran)
+}
+
+// merge merges the ranks' files in dir into --out and reports.
+func (o *traceRecordFlags) merge(cmd *cobra.Command, dir string, clock mpirec.Clock, args []string, ran time.Duration) error {
+	stderr := cmd.ErrOrStderr()
 	opt := mpirec.DefaultOptions()
-	opt.Compute, opt.Scale = clock, o.scale
-	if o.from != "" {
-		opt.From = 0
-	}
-	if o.to != "" {
-		opt.To = 1
-	}
+	opt.Compute, opt.Scale, opt.From, opt.To = clock, o.scale, o.from, o.to
 	out, err := (&traceGenFlags{out: o.out}).open(cmd)
 	if err != nil {
 		return err
@@ -270,12 +302,14 @@ func (o *traceRecordFlags) run(cmd *cobra.Command, args []string) error {
 // OpenMP and OpenBLAS unless the environment says otherwise.
 func (o *traceRecordFlags) command(ctx context.Context, mpirun, lib, dir string, prog []string) (*exec.Cmd, error) {
 	env := [][2]string{{"LD_PRELOAD", lib}, {"VEFREC_DIR", dir}}
-	if o.from != "" {
-		marks := o.from
-		if o.to != "" {
-			marks += "|" + o.to
+	var marks []string
+	for _, m := range append([]string{o.from, o.to}, o.marks...) {
+		if m != "" {
+			marks = append(marks, m)
 		}
-		env = append(env, [2]string{"VEFREC_MARKS", marks})
+	}
+	if len(marks) > 0 {
+		env = append(env, [2]string{"VEFREC_MARKS", strings.Join(marks, "|")})
 	}
 	for _, v := range []string{"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"} {
 		if _, set := os.LookupEnv(v); !set {
@@ -335,8 +369,12 @@ func (o *traceRecordFlags) summary(w io.Writer, r recordReport) {
 	if r.TraceBytes != r.TraceText {
 		written += fmt.Sprintf(" (gzip of %d bytes)", r.TraceText)
 	}
-	fmt.Fprintf(w, "trace record: %d ranks, %d messages (%d bytes), %d collectives (%d parts); ran %.1f s, merged %.1f s; %s\n",
-		r.Ranks, r.Messages, r.MessageBytes, r.Collectives, r.Parts, r.RunSeconds, r.MergeSeconds, written)
+	ran := fmt.Sprintf("ran %.1f s", r.RunSeconds)
+	if o.ranks != "" {
+		ran = "from " + o.ranks
+	}
+	fmt.Fprintf(w, "trace record: %d ranks, %d messages (%d bytes), %d collectives (%d parts); %s, merged %.1f s; %s\n",
+		r.Ranks, r.Messages, r.MessageBytes, r.Collectives, r.Parts, ran, r.MergeSeconds, written)
 	fmt.Fprintf(w, "trace record: computation on the %s clock, scale %g: %.3f s over all ranks\n", r.Compute, r.ComputeScale, float64(r.ComputeNS)/1e9)
 	if r.From != "" {
 		fmt.Fprintf(w, "trace record: section %q to %q: %d records of the run left out, %d dependencies moved to the section's start\n",

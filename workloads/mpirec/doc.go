@@ -62,11 +62,16 @@
 //
 // # Sections
 //
-// Options.From and To keep one section of a run: the recorder notes where
-// the program printed a line starting with a marker (VEFREC_MARKS), and
-// Merge keeps what every rank did from its part in the first collective
-// on the world that the printing rank began after From, to its part in the
-// last one it finished before To. A record whose dependency is cut off
+// Options.From and To keep one section of a run. The recorder notes
+// where the program printed a line starting with one of the prefixes it
+// is given (VEFREC_MARKS, separated by '|'). Merge finds the first noted
+// line starting with From (on the lowest rank that printed one) and the
+// first line of that rank after it starting with To. The section starts
+// at the last collective of all ranks (on MPI_COMM_WORLD or a
+// communicator of the same ranks) that rank began before the From line
+// (the first after it if there is none), every rank at its part in it;
+// it ends before the first one that rank began after the To line (at the
+// end of the run if there is none). A record whose dependency is cut off
 // depends on the section's first collective instead, after the
 // computation since.
 //
@@ -86,7 +91,7 @@
 //	                                    a collective part begun
 //	A <s|r|g> <k> <cpu> <wcomp>         the anchor is now the k-th send,
 //	                                    receive or part of this rank
-//	M <wall> <cpu> <wcomp> <marker>     a marker line was printed
+//	M <wall> <cpu> <wcomp> <text>       a marker line was printed
 //	N <count> <call>, U <count> <call>  calls made, unsupported calls
 //	E <cpu> <wcomp>                     MPI_Finalize reached
 //	X abort <code>                      MPI_Abort called

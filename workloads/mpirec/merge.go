@@ -49,13 +49,13 @@ type Options struct {
 	Compute Clock   // the clock of the delays
 	Scale   float64 // delays are the computation times this, 0 to MaxScale (0: 1)
 	// From and To keep a section of the run (the package doc's
-	// "Sections"): the recorder's markers 0 and 1. From < 0 keeps the
-	// whole run; To < 0 keeps to the end.
-	From, To int
+	// "Sections"): they begin marker lines the recorder noted. From ""
+	// keeps the whole run; To "" keeps to the end.
+	From, To string
 }
 
 // DefaultOptions are CPU time, scale 1, the whole run.
-func DefaultOptions() Options { return Options{Compute: CPU, Scale: 1, From: -1, To: -1} }
+func DefaultOptions() Options { return Options{Compute: CPU, Scale: 1} }
 
 // Report is what a merge wrote and what it could not.
 type Report struct {
@@ -69,7 +69,7 @@ type Report struct {
 	Receives        int64            // receives matched to their message
 	Calls           map[string]int64 // MPI calls made, all ranks
 	Unsupported     map[string]int64 // calls and cases a VEF trace cannot express, all ranks
-	ComputeNS       int64            // computation on the chosen clock, all ranks, unscaled
+	ComputeNS       int64            // computation on the chosen clock, all ranks (in the section), unscaled
 	SectionDropped  int64            // records outside the section
 	CutDependencies int64            // records whose dependency the section cut off
 }
@@ -360,67 +360,70 @@ func (m *merger) section() error {
 	for r, rf := range m.ranks {
 		m.hi[r] = int32(len(rf.events))
 	}
-	if m.opt.From < 0 {
+	if m.opt.From == "" {
+		if m.opt.To != "" {
+			return errors.New("a section's end needs its start")
+		}
 		return nil
 	}
-	from, fr, ok := m.firstMark(m.opt.From, -1)
+	from, fr, ok := m.firstMark(m.opt.From, -1, -1)
 	if !ok {
-		return fmt.Errorf("no rank printed the section's start marker: the program's output had no line starting with it")
+		return fmt.Errorf("no rank printed a line starting with %q (the recorder notes the lines starting with the markers it was given: VEFREC_MARKS)", m.opt.From)
 	}
 	rf := m.ranks[fr]
+	// start: the last collective of all ranks begun before the line,
+	// else the first after it
 	start := -1
-	for i := from.events; i < len(rf.events); i++ {
-		if e := rf.events[i]; e.kind == 'G' && e.comm == commWorld {
+	for i := range rf.events {
+		if m.allRanks(fr, i) && (i < from.events || start < 0) {
 			start = i
+		}
+		if i >= from.events && start >= 0 {
 			break
 		}
 	}
 	if start < 0 {
-		return fmt.Errorf("%s:%d: rank %d printed the start marker, but began no collective on MPI_COMM_WORLD after it: the section needs one to start at", rf.path, from.line, fr)
+		return fmt.Errorf("%s:%d: rank %d printed the start line, but took part in no collective of all ranks: the section needs one to start at", rf.path, from.line, fr)
 	}
 	m.start = m.insts[m.instOf[fr][start]]
 	for _, p := range m.start.parts {
 		m.lo[p.rank] = p.ev
 	}
-	if m.opt.To < 0 {
+	if m.opt.To == "" {
 		return nil
 	}
-	to, tr, ok := m.firstMark(m.opt.To, fr)
+	to, _, ok := m.firstMark(m.opt.To, fr, from.line)
 	if !ok {
-		return fmt.Errorf("rank %d did not print the section's end marker after its start marker", fr)
+		return fmt.Errorf("rank %d printed no line starting with %q after its line starting with %q", fr, m.opt.To, m.opt.From)
 	}
-	_ = tr
-	end := -1
-	for i := min(to.events, len(rf.events)) - 1; i >= start; i-- {
-		if e := rf.events[i]; e.kind == 'G' && e.comm == commWorld {
-			end = i
+	// end: before the first collective of all ranks begun after the line
+	for i := to.events; i < len(rf.events); i++ {
+		if m.allRanks(fr, i) {
+			for _, p := range m.insts[m.instOf[fr][i]].parts {
+				m.hi[p.rank] = p.ev
+			}
 			break
 		}
-	}
-	if end < 0 || to.events <= start {
-		return fmt.Errorf("%s:%d: rank %d printed the end marker before it finished a collective on MPI_COMM_WORLD in the section", rf.path, to.line, fr)
-	}
-	for _, p := range m.insts[m.instOf[fr][end]].parts {
-		m.hi[p.rank] = p.ev + 1
 	}
 	return nil
 }
 
-// firstMark is the first mark of marker k: on rank only (≥ 0), after
-// the start mark, or on the lowest rank that printed it.
-func (m *merger) firstMark(k, rank int) (mark, int, bool) {
+// allRanks reports whether event i of rank r is a part in a collective on
+// a communicator of all ranks (MPI_COMM_WORLD or one with its members).
+func (m *merger) allRanks(r, i int) bool {
+	e := &m.ranks[r].events[i]
+	return e.kind == 'G' && len(m.insts[m.instOf[r][i]].members) == len(m.ranks)
+}
+
+// firstMark is the first mark starting with prefix on the lowest rank
+// that printed one, or on rank only (≥ 0) after its file's line after.
+func (m *merger) firstMark(prefix string, rank int, after int32) (mark, int, bool) {
 	for r, rf := range m.ranks {
 		if rank >= 0 && r != rank {
 			continue
 		}
-		after := -1
-		if rank >= 0 {
-			if i := slices.IndexFunc(rf.marks, func(mk mark) bool { return mk.marker == m.opt.From }); i >= 0 {
-				after = i
-			}
-		}
-		for i, mk := range rf.marks {
-			if mk.marker == k && i > after {
+		for _, mk := range rf.marks {
+			if mk.line > after && strings.HasPrefix(mk.text, prefix) {
 				return mk, r, true
 			}
 		}
@@ -497,13 +500,14 @@ func (m *merger) keep() error {
 				m.rep.CutDependencies++
 			}
 		}
-		last := rf.endCPU
-		if m.opt.Compute == Wall {
-			last = rf.endWComp
+		// the computation: to MPI_Finalize, or from the section's first
+		// record to its last
+		first, last := int64(0), m.clock(rf.endCPU, rf.endWComp)
+		if m.start != nil {
+			e, l := &rf.events[m.lo[r]], &rf.events[m.hi[r]-1]
+			first, last = m.clock(e.cpu, e.wcomp), m.clock(l.cpu, l.wcomp)
 		}
-		if m.opt.Compute != None {
-			m.rep.ComputeNS += last
-		}
+		m.rep.ComputeNS += last - first
 	}
 	return nil
 }

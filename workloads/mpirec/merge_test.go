@@ -222,55 +222,59 @@ G0 0 0 1 0 8 2 0 0
 	}
 }
 
-// TestSection: markers 0 and 1 cut a section: from each rank's part in
-// the first world collective rank 0 began after marker 0 (G1 of the
-// run) to its part in the last one it finished before marker 1 (G2).
-// Rank 1's message in the section depends on a receipt of a message sent
-// before it: that dependency moves to the section's first collective,
-// after the computation since.
+// TestSection: lines starting with "Begin of" and "End of" cut a
+// section: from each rank's part in the last collective of all ranks rank
+// 0 began before the first line (the first barrier) to before its part in
+// the first one it began after the second (the last barrier). Rank 1's
+// message and allreduce part depend on the receipt of a message sent
+// before the section: those dependencies move to the section's first
+// collective, after the computation since.
 func TestSection(t *testing.T) {
 	r0 := rankText(0, 2,
+		"S 5 50 50 1 0 1 8", "A s 0 50 50",
 		"G 10 100 100 0 6 0 0 Barrier", "A g 0 100 100",
-		"S 15 150 150 1 0 1 8", "A s 0 150 150",
-		"M 18 160 160 0",
-		"G 20 200 200 0 6 0 0 Barrier", "A g 1 200 200",
+		"M 18 160 160 Begin of the test",
 		"S 30 300 300 1 0 2 16", "A s 1 300 300",
-		"G 40 400 400 0 2 8 8 Allreduce", "A g 2 400 400",
-		"M 45 450 450 1",
-		"G 50 500 500 0 6 0 0 Barrier", "A g 3 500 500")
+		"G 40 400 400 0 2 8 8 Allreduce", "A g 1 400 400",
+		"M 45 450 450 End of the test",
+		"G 50 500 500 0 6 0 0 Barrier", "A g 2 500 500")
 	r1 := rankText(1, 2,
 		"G 10 100 100 0 6 0 0 Barrier", "A g 0 100 100",
-		"G 20 200 200 0 6 0 0 Barrier", "A g 1 200 200",
 		"R 25 0 0 1 8 0", "A r 0 250 250",
 		"S 32 320 320 0 0 3 4",
 		"R 35 0 0 2 16 1",
-		"G 41 410 410 0 2 8 8 Allreduce", "A g 2 410 410",
-		"G 51 500 500 0 6 0 0 Barrier", "A g 3 500 500")
+		"G 41 410 410 0 2 8 8 Allreduce", "A g 1 410 410",
+		"G 51 500 500 0 6 0 0 Barrier", "A g 2 500 500")
 	o := DefaultOptions()
-	o.From, o.To = 0, 1
+	o.From, o.To = "Begin of", "End of"
 	got, rep := mustMerge(t, o, r0, r1)
 	want := `VEF 2 2 1 2 4 TRUE
 C0 0 1
 G0 0 6 0 0 0 0 0 -1
 G0 0 6 1 0 0 0 0 -1
-0 0 1 16 3 100 G0
-1 1 0 4 3 120 G0
+0 0 1 16 3 200 G0
+1 1 0 4 3 220 G0
 G1 0 2 0 8 8 1 100 0
-G1 0 2 1 8 8 3 210 G0
+G1 0 2 1 8 8 3 310 G0
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	if rep.SectionDropped != 5 || rep.CutDependencies != 2 {
-		t.Errorf("report: %d records dropped, %d dependencies cut; want 5 (rank 0's first barrier, first message and last barrier; rank 1's first and last barriers) and 2 (rank 1's message and allreduce)", rep.SectionDropped, rep.CutDependencies)
+	if rep.SectionDropped != 3 || rep.CutDependencies != 2 || rep.ComputeNS != 300+310 {
+		t.Errorf("report: %d records dropped, %d dependencies cut, %d ns of computation; want 3 (rank 0's first message and both last barriers), 2 (rank 1's message and allreduce) and 610 (rank 0: 100 to 400, rank 1: 100 to 410)",
+			rep.SectionDropped, rep.CutDependencies, rep.ComputeNS)
 	}
-	o.From, o.To = 0, 0
-	if _, _, err := mergeTexts(t, o, r0, r1); err == nil || !strings.Contains(err.Error(), "did not print the section's end marker after its start marker") {
-		t.Errorf("an end marker before the start: got %v", err)
+	o.From, o.To = "End of", "Begin of"
+	if _, _, err := mergeTexts(t, o, r0, r1); err == nil || !strings.Contains(err.Error(), `rank 0 printed no line starting with "Begin of" after its line starting with "End of"`) {
+		t.Errorf("an end line before the start: got %v", err)
 	}
-	o.From, o.To = 0, -1
-	if _, _, err := mergeTexts(t, o, rankText(0, 1, "G 10 0 0 0 6 0 0 Barrier", "M 20 0 0 0")); err == nil || !strings.Contains(err.Error(), "began no collective on MPI_COMM_WORLD after it") {
-		t.Errorf("no world collective after the start marker: got %v", err)
+	o.From, o.To = "Nothing", ""
+	if _, _, err := mergeTexts(t, o, r0, r1); err == nil || !strings.Contains(err.Error(), `no rank printed a line starting with "Nothing"`) {
+		t.Errorf("a line never printed: got %v", err)
+	}
+	o.From, o.To = "X", ""
+	if _, _, err := mergeTexts(t, o, rankText(0, 1, "S 10 0 0 0 0 0 8", "M 20 0 0 X")); err == nil || !strings.Contains(err.Error(), "took part in no collective of all ranks") {
+		t.Errorf("no collective of all ranks: got %v", err)
 	}
 }
 

@@ -57,7 +57,7 @@ type recv struct {
 // mark is a marker line the program printed, after the rank's first
 // `events` records.
 type mark struct {
-	marker     int
+	text       string
 	events     int
 	cpu, wcomp int64
 	line       int32
@@ -225,11 +225,15 @@ func parseRank(path string, r io.Reader) (*rankFile, error) {
 			rf.anchors = append(rf.anchors, a)
 			cur = int32(len(rf.anchors) - 1)
 		case "M":
-			v, err := ints(1, 4)
+			v, err := ints(1, 3)
 			if err != nil {
 				return nil, err
 			}
-			rf.marks = append(rf.marks, mark{marker: int(v[3]), events: len(rf.events), cpu: v[1], wcomp: v[2], line: int32(line)})
+			parts := strings.SplitN(text, " ", 5)
+			if len(parts) < 5 {
+				return nil, parseError(path, line, "marker: expected M WALL CPU WCOMP TEXT")
+			}
+			rf.marks = append(rf.marks, mark{text: parts[4], events: len(rf.events), cpu: v[1], wcomp: v[2], line: int32(line)})
 		case "N", "U":
 			if len(fields) < 3 {
 				return nil, parseError(path, line, "%q: expected %s COUNT NAME", text, fields[0])

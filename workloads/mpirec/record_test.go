@@ -134,7 +134,7 @@ func TestPatternGroundTruth(t *testing.T) {
 		t.Fatalf("testdata/pattern.vef (the command's test compares with it) differs from the trace worked out here")
 	}
 	var b bytes.Buffer
-	rep, err := Merge(dir, &b, Options{Compute: None, From: -1, To: -1})
+	rep, err := Merge(dir, &b, Options{Compute: None})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestPatternGroundTruth(t *testing.T) {
 
 	delays := func(c Clock) map[string]int64 {
 		var b bytes.Buffer
-		if _, err := Merge(dir, &b, Options{Compute: c, Scale: 1, From: -1, To: -1}); err != nil {
+		if _, err := Merge(dir, &b, Options{Compute: c, Scale: 1}); err != nil {
 			t.Fatal(err)
 		}
 		d := map[string]int64{}

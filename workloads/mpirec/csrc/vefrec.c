@@ -21,8 +21,9 @@
  *      collective part): every later record depends on it, after the
  *      computation done since;
  *   C  a communicator: its id and members (world ranks, in rank order);
- *   M  a marker: a line the program printed that starts with one of the
- *      prefixes in VEFREC_MARKS;
+ *   M  a marker: a line the program printed (through printf, fprintf,
+ *      fputs, puts or fwrite) that starts with one of the prefixes in
+ *      VEFREC_MARKS (separated by '|');
  *   N, U  calls made, and calls whose communication a VEF trace cannot
  *      express (one-sided, MPI-IO, …), by name, at MPI_Finalize;
  *   E  the end: MPI_Finalize was reached.
@@ -1650,9 +1651,17 @@ static void check_mark(const char *text, size_t len)
 	for (int i = 0; i < nmarks; i++) {
 		size_t ml = strlen(marks[i]);
 		if (len >= ml && strncmp(text, marks[i], ml) == 0) {
+			/* the line, to its end or 200 bytes, printable */
+			char line[201];
+			size_t n = 0;
+			while (n < len && n < sizeof line - 1 && text[n] != '\n' && text[n] != '\0') {
+				line[n] = (text[n] >= 32 && text[n] < 127) ? text[n] : '?';
+				n++;
+			}
+			line[n] = '\0';
 			int64_t c = now(CLOCK_THREAD_CPUTIME_ID), w = now(CLOCK_MONOTONIC);
-			fprintf(out, "M %lld %lld %lld %d\n", (long long)w, (long long)(comp_cpu + c - exit_cpu),
-				(long long)(comp_wall + w - exit_wall), i);
+			fprintf(out, "M %lld %lld %lld %s\n", (long long)w, (long long)(comp_cpu + c - exit_cpu),
+				(long long)(comp_wall + w - exit_wall), line);
 			return;
 		}
 	}
