@@ -1640,21 +1640,19 @@ static void load_marks(void)
 		marks[nmarks++] = tok;
 }
 
-static void check_mark(const char *text, size_t len)
+/* mark_line notes one line of output (without its newline) if it starts
+ * with a marker, leading spaces aside. */
+static void mark_line(const char *text, size_t len)
 {
-	if (nmarks < 0)
-		load_marks();
-	if (!nmarks || !out || !active || depth)
-		return;
-	while (len > 0 && (*text == '\n' || *text == ' '))
+	while (len > 0 && *text == ' ')
 		text++, len--;
 	for (int i = 0; i < nmarks; i++) {
 		size_t ml = strlen(marks[i]);
 		if (len >= ml && strncmp(text, marks[i], ml) == 0) {
-			/* the line, to its end or 200 bytes, printable */
+			/* the line, to 200 bytes, printable */
 			char line[201];
 			size_t n = 0;
-			while (n < len && n < sizeof line - 1 && text[n] != '\n' && text[n] != '\0') {
+			while (n < len && n < sizeof line - 1 && text[n] != '\0') {
 				line[n] = (text[n] >= 32 && text[n] < 127) ? text[n] : '?';
 				n++;
 			}
@@ -1667,13 +1665,31 @@ static void check_mark(const char *text, size_t len)
 	}
 }
 
+/* check_mark notes every line of a piece of output that starts with a
+ * marker. */
+static void check_mark(const char *text, size_t len)
+{
+	if (nmarks < 0)
+		load_marks();
+	if (!nmarks || !out || !active || depth)
+		return;
+	while (len > 0) {
+		const char *nl = memchr(text, '\n', len);
+		size_t n = nl ? (size_t)(nl - text) : len;
+		mark_line(text, n);
+		if (!nl)
+			break;
+		text += n + 1, len -= n + 1;
+	}
+}
+
 static void check_markv(const char *fmt, va_list ap)
 {
 	if (nmarks < 0)
 		load_marks();
 	if (!nmarks || !out || !active || depth)
 		return;
-	char buf[512];
+	char buf[4096];
 	va_list cp;
 	va_copy(cp, ap);
 	int n = vsnprintf(buf, sizeof buf, fmt, cp);
@@ -1734,7 +1750,7 @@ size_t fwrite(const void *p, size_t size, size_t n, FILE *f)
 	static size_t (*real)(const void *, size_t, size_t, FILE *);
 	if (!real)
 		real = (size_t(*)(const void *, size_t, size_t, FILE *))dlsym(RTLD_NEXT, "fwrite");
-	if (f != out && size == 1)
-		check_mark(p, n);
+	if (f != out && (size == 1 || n == 1))
+		check_mark(p, size * n);
 	return real(p, size, n, f);
 }
