@@ -296,10 +296,14 @@ func copyPorts(dst, src []fabric.PortSnapshot) []fabric.PortSnapshot {
 	return dst
 }
 
+// copyRows copies src into dst, reusing dst's rows (those beyond its
+// length too: a scratch copy alternates between groups with rows and
+// without).
 func copyRows(dst, src [][]int64) [][]int64 {
-	if len(dst) != len(src) {
-		dst = make([][]int64, len(src))
+	if cap(dst) < len(src) {
+		dst = append(dst[:cap(dst)], make([][]int64, len(src)-cap(dst))...)
 	}
+	dst = dst[:len(src)]
 	for i := range src {
 		dst[i] = append(dst[i][:0], src[i]...)
 	}

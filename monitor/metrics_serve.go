@@ -154,14 +154,14 @@ func (s *Scraper) release(p *page) {
 	p.text, p.gz = nil, nil
 }
 
-// buffer returns the smallest spare buffer of at least size bytes, or a
-// new one.
-func (s *Scraper) buffer(size int) []byte {
+// buffer returns the smallest spare buffer of at least need bytes, or a
+// new one of size bytes.
+func (s *Scraper) buffer(need, size int) []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	best := -1
 	for i, b := range s.spare {
-		if cap(b) >= size && (best < 0 || cap(b) < cap(s.spare[best])) {
+		if cap(b) >= need && (best < 0 || cap(b) < cap(s.spare[best])) {
 			best = i
 		}
 	}
@@ -222,13 +222,13 @@ func (s *Scraper) gather(ctx context.Context, arrival time.Time) error {
 		if s.twFor != m {
 			s.tw, s.twFor = newTextWriter(&m.d, m.labels), m
 		}
-		size := 4096
+		need, size := 4096, 4096 // a page grows as counters do: a buffer kept must hold the last page and a little more
 		if last := s.lastPage(); last != nil {
-			size = len(last.text) + len(last.text)/8
+			need, size = len(last.text)+len(last.text)/64, len(last.text)+len(last.text)/8
 		}
 		s.gathers.Add(1)
 		m.run.gathers.Add(1)
-		text, err := m.writeRuntime(s.buffer(size))
+		text, err := m.writeRuntime(s.buffer(need, size))
 		if err != nil {
 			return err
 		}
@@ -263,7 +263,7 @@ func (s *Scraper) fresh(m *Metrics, arrival time.Time) bool {
 // gzipped is page p gzipped, made once; p is held.
 func (s *Scraper) gzipped(p *page) []byte {
 	p.gzOnce.Do(func() {
-		b := bytes.NewBuffer(s.buffer(len(p.text)/8 + 512))
+		b := bytes.NewBuffer(s.buffer(len(p.text)/16, len(p.text)/8+512))
 		zw, _ := gzipWriters.Get().(*gzip.Writer)
 		if zw == nil {
 			zw, _ = gzip.NewWriterLevel(b, gzip.BestSpeed)

@@ -328,12 +328,14 @@ func TestScrapesOneGatherAtATime(t *testing.T) {
 }
 
 // TestPagesReused: eight clients scraping without a pause, half with gzip,
-// while every scrape finds the last page stale (Every 1 ns), get whole
-// pages (the series EstimateSeries counts) over dozens of gathers, from
-// page buffers reused once no scrape writes them: the buffers made stay
+// while every scrape finds the last page stale (Every 1 ns) and the
+// counters grow (so do the pages), get whole pages (the series
+// EstimateSeries counts) over dozens of gathers, from page buffers reused
+// once no scrape writes them: the buffers made stay
 // within what the live pages and the spares hold, 2 × (MaxScrapesWriting
 // + 2) + maxSpare, where a buffer per page and gzip would be two per
-// gather.
+// gather; then 30 scrapes one after the other make no new buffer but for
+// the first page and gzip that outgrow the spares.
 func TestPagesReused(t *testing.T) {
 	m, cfg := presetMetrics(t, "single-switch", MetricsOptions{PortDetail: true, Every: time.Nanosecond})
 	sc := NewScraper(func() *Metrics { return m })
@@ -343,6 +345,26 @@ func TestPagesReused(t *testing.T) {
 	const clients, each = 8, 12
 	errs := make(chan error, clients*each)
 	var wg sync.WaitGroup
+	done := make(chan struct{})
+	grown := make(chan struct{})
+	go func() { // the counters grow, and the pages with them, as in a run
+		defer close(grown)
+		for k := int64(1); ; k++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			for _, g := range m.run.groups {
+				g.mu.Lock()
+				for q := range g.pub.ports {
+					g.pub.ports[q].StallCycles += 977 * k * k
+				}
+				g.mu.Unlock()
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
 	for c := range clients {
 		wg.Go(func() {
 			tr := &http.Transport{DisableCompression: c%2 == 0} // the odd ones ask for gzip (and get it inflated)
@@ -369,6 +391,8 @@ func TestPagesReused(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	close(done)
+	<-grown
 	close(errs)
 	for err := range errs {
 		t.Error(err)
@@ -380,6 +404,25 @@ func TestPagesReused(t *testing.T) {
 	}
 	if n := sc.buffers.Load(); n > limit {
 		t.Errorf("%d page buffers made over %d gathers, more than %d", n, sc.Gathers(), limit)
+	}
+	// one scrape after the other, each page longer than the last: the
+	// last page's buffers serve the next (a buffer just the size of the
+	// page before would not)
+	before, gathers := sc.buffers.Load(), sc.Gathers()
+	for k := range int64(30) {
+		for _, g := range m.run.groups {
+			g.mu.Lock()
+			for q := range g.pub.ports {
+				g.pub.ports[q].StallCycles += 977 * k * k
+			}
+			g.mu.Unlock()
+		}
+		if n := countSeries(familyList(parsePage(t, scrapePage(t, sc, true)))); n != want {
+			t.Fatalf("sequential scrape %d: %d series, want %d", k, n, want)
+		}
+	}
+	if made := sc.buffers.Load() - before; made > 2 || sc.Gathers()-gathers != 30 {
+		t.Errorf("%d buffers made over %d sequential gathers of growing pages, want 2 at most", made, sc.Gathers()-gathers)
 	}
 }
 
@@ -499,7 +542,9 @@ func TestScrapeWriteTimeout(t *testing.T) {
 
 // BenchmarkScrapeTorus3D: one port-detail scrape of the largest preset,
 // torus3d-8x8x4 (88,000 series), gathered anew each time, gzipped (as
-// Prometheus asks). go test ./monitor -run - -bench ScrapeTorus3D -cpuprofile cpu.out
+// Prometheus asks), reporting the process's CPU time a scrape:
+//
+//	go test ./monitor -run '^$' -bench ScrapeTorus3D -benchtime 20x -cpuprofile cpu.out
 func BenchmarkScrapeTorus3D(b *testing.B) {
 	m, _ := presetMetrics(b, "torus3d-8x8x4", MetricsOptions{PortDetail: true, Every: time.Nanosecond,
 		Labels: map[string]string{"run_id": "20260101T000000Z-abcdef"}})
