@@ -9,17 +9,13 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/opasim/opasim/flow/dynamic"
 	"github.com/opasim/opasim/flow/maxmin"
@@ -27,6 +23,7 @@ import (
 	"github.com/opasim/opasim/flow/spec"
 	"github.com/opasim/opasim/flow/static"
 	"github.com/opasim/opasim/flow/storage"
+	"github.com/opasim/opasim/flow/topology"
 	"github.com/opasim/opasim/flow/trace"
 	"github.com/opasim/opasim/flow/workload"
 	"github.com/opasim/opasim/sim"
@@ -118,7 +115,11 @@ type flowFlags struct {
 	traceFile                                             string
 	seed                                                  uint64
 	progress, serialSends                                 bool
+	budgetMB                                              int64
 }
+
+// budgetHelp is the --memory-budget-mb flag's help.
+const budgetHelp = "refuse a run estimated to take more memory than this, in MiB, before it starts (0: this machine's memory)"
 
 func newFlowRunCmd(engine string) *cobra.Command {
 	var f flowFlags
@@ -166,7 +167,8 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.Float64Var(&f.cpuFactor, "cpu-factor", 1, "--trace: multiply the trace's computation times (delays, independent records' times) by this")
 		fl.BoolVar(&f.serialSends, "serial-sends", false, "--trace: every server sends its messages one at a time, in the trace's order, as the cycle-level NIC does")
 	}
-	fl.BoolVar(&f.progress, "progress", true, "show a progress bar on a terminal")
+	fl.Int64Var(&f.budgetMB, "memory-budget-mb", 0, budgetHelp+" (memory_budget_mb)")
+	fl.BoolVar(&f.progress, "progress", true, "show the progress on stderr: a bar on a terminal, else a line as the run starts and at each tenth")
 	return cmd
 }
 
@@ -228,6 +230,9 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	}
 	if set("capacity") {
 		cfg.Topology.SetCapacity(f.capacity)
+	}
+	if set("memory-budget-mb") {
+		cfg.MemoryBudgetMB = f.budgetMB
 	}
 	if set("seed") {
 		cfg.Seed = f.seed
@@ -298,7 +303,8 @@ type flowResults struct {
 type staticSummary struct {
 	Routing, Pattern           string
 	Flows, Unrouted, Paths     int64
-	Sources                    int
+	Sources                    int // servers whose flows were routed (all but when interrupted)
+	RatedSources               int // servers whose flows' rates were found (all but when interrupted)
 	MaxLoad, MeanLoad          float64
 	MaxRelativeLoad            float64
 	LoadHistogram              static.Histogram
@@ -351,9 +357,22 @@ func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 			return err
 		}
 	}
+	budget, err := spec.NewBudget(cfg.MemoryBudgetMB)
+	if err != nil {
+		return badInput(err)
+	}
+	// Signals stop the run from here on: the build of a large graph too.
+	ctx, stopped := onSignals(cmd.Context())
+	defer stopped()
+	halt := func() bool { return ctx.Err() != nil }
 	began := time.Now()
 	cpu0 := cpuSeconds()
-	net, err := cfg.Build()
+	res := &flowResults{Engine: engine, Config: cfg}
+	net, err := cfg.BuildWithin(budget, halt)
+	if errors.Is(err, topology.ErrStopped) {
+		res.Interrupted = true
+		return writeFlow(cmd, f, res, stopped(), began, cpu0)
+	}
 	if err != nil {
 		return badInput(err)
 	}
@@ -361,17 +380,23 @@ func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	res := &flowResults{Engine: engine, Config: cfg, Servers: net.Graph.NumServers(), Switches: net.Graph.NumSwitches(),
-		Links: net.Graph.NumLinks(), GraphBytes: net.Graph.MemoryBytes(), FailedCables: net.FailedCables, BuildSecs: time.Since(began).Seconds()}
-	ctx, stopped := onSignals(cmd.Context())
+	res.Servers, res.Switches, res.Links, res.GraphBytes = net.Graph.NumServers(), net.Graph.NumSwitches(), net.Graph.NumLinks(), net.Graph.MemoryBytes()
+	res.FailedCables, res.BuildSecs = net.FailedCables, time.Since(began).Seconds()
+	if engine == "static" {
+		if err := budget.Check(cfg.StaticBytes(net), fmt.Sprintf("the static engine on %d servers, %d switches and %d links with %d workers (--workers)",
+			res.Servers, res.Switches, res.Links, cfg.Workers)); err != nil {
+			return badInput(err)
+		}
+	}
 	ran := time.Now()
-	switch engine {
-	case "static":
+	switch {
+	case ctx.Err() != nil:
+		res.Interrupted = true // stopped while the network was built
+	case engine == "static":
 		err = runStatic(ctx, cmd.ErrOrStderr(), f.progress, net, pat, cfg, res)
 	default:
-		err = runDynamic(ctx, net, pat, cfg, res)
+		err = runDynamic(ctx, cmd.ErrOrStderr(), f.progress, net, pat, cfg, budget, res)
 	}
-	sig := stopped()
 	if err != nil {
 		return err
 	}
@@ -379,7 +404,17 @@ func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 		st := c.Cache().Stats()
 		res.PathCache = &st
 	}
-	res.RunSecs, res.CPUSecs, res.MaxRSSBytes = time.Since(ran).Seconds(), cpuSeconds()-cpu0, maxRSS()
+	res.RunSecs = time.Since(ran).Seconds()
+	return writeFlow(cmd, f, res, stopped(), began, cpu0)
+}
+
+// writeFlow prints the results and writes them to --out, and returns sig
+// if the run was interrupted by it.
+func writeFlow(cmd *cobra.Command, f *flowFlags, res *flowResults, sig error, began time.Time, cpu0 float64) error {
+	if res.BuildSecs == 0 && res.Servers == 0 {
+		res.BuildSecs = time.Since(began).Seconds()
+	}
+	res.CPUSecs, res.MaxRSSBytes = cpuSeconds()-cpu0, maxRSS()
 	printFlow(cmd.OutOrStdout(), res)
 	if f.out != "" {
 		data, err := json.MarshalIndent(res, "", "  ")
@@ -397,33 +432,21 @@ func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 }
 
 func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
-	var bar *progressbar.ProgressBar
-	if showProgress {
-		if fd, ok := stderr.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
-			bar = progressbar.NewOptions(100, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("routing"),
-				progressbar.OptionClearOnFinish())
-		}
-	}
-	var pct atomic.Int64
+	servers := net.Graph.NumServers()
+	bar := startProgress(stderr, showProgress, "flow static", "chunks of sources routed in two passes",
+		"routing the %s flows of %d servers", pat.Name(), servers)
 	o := static.Options{Workers: cfg.Workers, Stop: func() bool { return ctx.Err() != nil }, Connectivity: net.FailedCables > 0}
 	if bar != nil {
-		o.Progress = func(done, total int) {
-			p := int64(100 * done / total)
-			if old := pct.Load(); p > old && pct.CompareAndSwap(old, p) {
-				_ = bar.Set(int(p))
-			}
-		}
+		o.Progress = func(done, total int) { bar.set(int64(done), int64(total)) }
 	}
 	r, err := static.Run(net.Router, pat, o)
-	if bar != nil {
-		_ = bar.Finish()
-	}
+	bar.finish()
 	if err != nil {
 		return badInput(err)
 	}
 	res.Interrupted = r.Interrupted
 	res.Static = &staticSummary{Routing: r.Routing, Pattern: r.Pattern, Flows: r.Flows, Unrouted: r.Unrouted, Paths: r.Paths,
-		Sources: r.Sources, MaxLoad: r.MaxLoad, MeanLoad: r.MeanLoad, MaxRelativeLoad: r.MaxRelativeLoad, LoadHistogram: r.LoadHistogram,
+		Sources: r.Sources, RatedSources: r.RatedSources, MaxLoad: r.MaxLoad, MeanLoad: r.MeanLoad, MaxRelativeLoad: r.MaxRelativeLoad, LoadHistogram: r.LoadHistogram,
 		Hops: r.Hops, MeanHops: r.MeanHops, MaxHops: r.MaxHops, MinRate: r.MinRate, MeanRate: r.MeanRate, MaxRate: r.MaxRate,
 		NonRestricted: r.NonRestricted, Restricted: r.Restricted, NonRestrictedPerPort: r.NonRestrictedPerPort, RestrictedPerPort: r.RestrictedPerPort,
 		Connectivity: r.Connectivity}
@@ -439,21 +462,26 @@ func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *sp
 	return nil
 }
 
-func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
+func runDynamic(ctx context.Context, stderr io.Writer, showProgress bool, net *spec.Network, pat static.Pattern, cfg spec.Config, budget spec.Budget, res *flowResults) error {
 	d := cfg.Dynamic
 	policy, err := d.PolicyOf(cfg.Classes())
 	if err != nil {
 		return badInput(err)
 	}
+	interrupt := func() bool { return ctx.Err() != nil }
 	if len(cfg.Apps) > 0 {
-		return runApps(ctx, net, cfg, policy, res)
+		return runApps(ctx, stderr, showProgress, net, cfg, budget, policy, res)
 	}
-	opt := dynamic.Options{Policy: policy, Interrupt: func() bool { return ctx.Err() != nil }, StartQuantum: d.StartQuantum}
-	sum, digest, err := dynamicOnce(net, pat, cfg, opt)
+	opt := dynamic.Options{Policy: policy, Interrupt: interrupt, StartQuantum: d.StartQuantum}
+	sum, digest, err := dynamicOnce(net, pat, cfg, opt, budget, dynamicShow{stderr, showProgress})
+	if errors.Is(err, trace.ErrStopped) {
+		res.Interrupted = true // stopped while the trace was read
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	if net.FailedCables > 0 && !sum.interrupted {
+	if net.FailedCables > 0 && !sum.interrupted && ctx.Err() == nil {
 		// The same run on the intact network, with the same routing.
 		h := cfg
 		h.Topology.Preset, h.Topology.FailCount, h.Topology.FailFraction = "", 0, 0
@@ -464,7 +492,10 @@ func runDynamic(ctx context.Context, net *spec.Network, pat static.Pattern, cfg 
 		if err != nil {
 			return badInput(err)
 		}
-		hs, _, err := dynamicOnce(healthy, pat, h, opt)
+		hs, _, err := dynamicOnce(healthy, pat, h, opt, budget, dynamicShow{})
+		if errors.Is(err, trace.ErrStopped) {
+			hs, err = &dynamicRun{interrupted: true}, nil
+		}
 		if err != nil {
 			return fmt.Errorf("the network without failures: %w", err)
 		}
@@ -485,16 +516,38 @@ type dynamicRun struct {
 	interrupted bool
 }
 
+// dynamicShow is where dynamicOnce says what it starts (nothing if w is
+// nil).
+type dynamicShow struct {
+	w    io.Writer
+	show bool
+}
+
 // dynamicOnce runs the configured workload — a trace, the Markov model, an
-// application or the pattern in phases — on net. A trace's, an
-// application's or the Markov model's flow that the network cannot route
-// (failed cables) is an error naming its servers; a pattern's is counted
-// unfinished.
-func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dynamic.Options) (*dynamicRun, string, error) {
+// application or the pattern in phases — on net, once its estimated
+// memory is within budget. A trace's, an application's or the Markov
+// model's flow that the network cannot route (failed cables) is an error
+// naming its servers; a pattern's is counted unfinished.
+func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dynamic.Options, budget spec.Budget, show dynamicShow) (*dynamicRun, string, error) {
 	d := cfg.Dynamic
 	phase := d.PhaseFlows
 	if phase == 0 {
 		phase = math.MaxInt32
+	}
+	servers := net.Graph.NumServers()
+	// The most flows the budget takes: each workload is counted, or
+	// bounded, up to just past it before its flows are made.
+	most := max(budget.Bytes-cfg.DynamicBytes(net, 0), 0) / spec.DynamicFlowBytes
+	if budget.Bytes <= 0 {
+		most = 1 << 32 // nothing is refused: the counts need not be exact
+	}
+	// check refuses flows flows over the budget; counted (a count that
+	// stops past most), they may be more.
+	check := func(flows int64, counted bool, what string) error {
+		if counted && flows > most {
+			return budget.CheckAtLeast(cfg.DynamicBytes(net, flows), fmt.Sprintf("%s (dynamic engine: more than %d flows at about %d B each)", what, most, spec.DynamicFlowBytes))
+		}
+		return budget.Check(cfg.DynamicBytes(net, flows), fmt.Sprintf("%s (dynamic engine: %d flows at about %d B each)", what, flows, spec.DynamicFlowBytes))
 	}
 	var flows []dynamic.Flow
 	var barriers []int
@@ -507,8 +560,24 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 		if err != nil {
 			return nil, "", badInput(fmt.Errorf("trace.file: %w", err))
 		}
-		plan, err = trace.Build(rd, net.Graph.NumServers(), trace.Options{CPUFactor: tf.Factor(), SerialSends: tf.SerialSends})
+		h := rd.Header()
+		what := fmt.Sprintf("trace.file %s (--trace) of %d messages and %d collective parts", tf.File, h.P2PMessages, h.CollectiveParts)
+		if err := check(h.P2PMessages+h.CollectiveParts, false, what); err != nil {
+			rd.Close()
+			return nil, "", badInput(err)
+		}
+		limit := func(flows int64) error { return check(flows, false, what+" so far") }
+		if budget.Bytes <= 0 {
+			limit = nil
+		}
+		if show.w != nil {
+			startProgress(show.w, show.show, "flow dynamic", "", "reading and replaying %s", tf.File)
+		}
+		plan, err = trace.Build(rd, servers, trace.Options{CPUFactor: tf.Factor(), SerialSends: tf.SerialSends, Limit: limit, Stop: opt.Interrupt})
 		rd.Close()
+		if errors.Is(err, trace.ErrStopped) {
+			return nil, "", err
+		}
 		if err != nil {
 			return nil, "", badInput(fmt.Errorf("trace.file %s: %w", tf.File, err))
 		}
@@ -519,13 +588,16 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 		if m.Seed == 0 {
 			m.Seed = cfg.Seed
 		}
-		flows, _, err = m.Flows(net.Graph.NumServers())
+		if err := check(m.MaxFlows(most), m.Comm.Name != "", fmt.Sprintf("markov (%d tasks, max_phases %d)", m.Tasks, m.MaxPhases)); err != nil {
+			return nil, "", badInput(err)
+		}
+		flows, _, err = m.Flows(servers)
 	} else if a := cfg.App; a.Kind != "" {
 		if a.Tasks == 0 {
-			a.Tasks = net.Graph.NumServers()
+			a.Tasks = servers
 		}
-		if a.Tasks > net.Graph.NumServers() {
-			return nil, "", badInput(fmt.Errorf("app.tasks: %d is not allowed: must be at most the network's %d servers", a.Tasks, net.Graph.NumServers()))
+		if a.Tasks > servers {
+			return nil, "", badInput(fmt.Errorf("app.tasks: %d is not allowed: must be at most the network's %d servers", a.Tasks, servers))
 		}
 		if a.Size == 0 {
 			a.Size = d.FlowSize
@@ -536,9 +608,20 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 		if a.Kind == workload.Bench && a.Pattern == "" {
 			a.Pattern = cfg.Pattern.Name // the run's pattern (--pattern)
 		}
+		n, err := a.MaxFlows(most)
+		if err != nil {
+			return nil, "", badInput(err)
+		}
+		if err := check(n, a.Kind == workload.Bench, fmt.Sprintf("app %s (--app) of %d tasks (--tasks) and %d iterations (--iterations)", a.Kind, a.Tasks, max(a.Iterations, 1))); err != nil {
+			return nil, "", badInput(err)
+		}
 		flows, barriers, err = a.FlowsAndBarriers()
 	} else {
 		causal = false
+		n := static.CountFlows(pat, most)
+		if err := check(n+n/int64(max(phase, 1)), true, fmt.Sprintf("pattern %s (--pattern) on %d servers", pat.Name(), servers)); err != nil {
+			return nil, "", badInput(err)
+		}
 		flows, barriers, err = workload.Phased(pat, phase, d.FlowSize, d.PhaseDelay)
 	}
 	if err != nil {
@@ -550,6 +633,9 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 				flows[i].RateCap = c
 			}
 		}
+	}
+	if show.w != nil && tsum == nil {
+		startProgress(show.w, show.show, "flow dynamic", "", "running %d flows", len(flows))
 	}
 	opt.NoPathIsError = causal // its dependants could never run: no execution time
 	r, err := dynamic.RunWith(net.Router, flows, opt)
@@ -592,13 +678,21 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 
 // runApps runs the applications of cfg.Apps together on the network and
 // its storage.
-func runApps(ctx context.Context, net *spec.Network, cfg spec.Config, policy maxmin.Policy, res *flowResults) error {
+func runApps(ctx context.Context, stderr io.Writer, showProgress bool, net *spec.Network, cfg spec.Config, budget spec.Budget, policy maxmin.Policy, res *flowResults) error {
 	if q := cfg.Dynamic.StartQuantum; q != 0 {
 		return badInput(fmt.Errorf("dynamic.start_quantum: %v is not allowed with apps (the storage study): must be 0", q))
 	}
 	if c := cfg.Dynamic.RateCap; c != 0 {
 		return badInput(fmt.Errorf("dynamic.rate_cap: %v is not allowed with apps (the storage study): must be 0", c))
 	}
+	n := int64(0)
+	for i := range cfg.Apps {
+		n = spec.AddBytes(n, cfg.Apps[i].Markov.MaxFlows(math.MaxInt64/2))
+	}
+	if err := budget.Check(cfg.DynamicBytes(net, n), fmt.Sprintf("apps: %d applications of at most %d flows in all (dynamic engine: about %d B a flow)", len(cfg.Apps), n, spec.DynamicFlowBytes)); err != nil {
+		return badInput(err)
+	}
+	startProgress(stderr, showProgress, "flow dynamic", "", "running %d applications with storage", len(cfg.Apps))
 	r, err := storage.Run(net.Router, cfg.Storage, cfg.Apps, cfg.Seed, policy, func() bool { return ctx.Err() != nil })
 	if err != nil {
 		return badInput(err)
@@ -631,6 +725,11 @@ func printFlow(w io.Writer, r *flowResults) {
 	if name == "" {
 		name = c.Topology.Kind
 	}
+	if r.Interrupted && r.Servers == 0 {
+		fmt.Fprintf(w, "%s: INTERRUPTED while the network was built\n", name)
+		fmt.Fprintf(w, "time       build %.2f s, CPU %.2f s, max RSS %.0f MB\n", r.BuildSecs, r.CPUSecs, float64(r.MaxRSSBytes)/1e6)
+		return
+	}
 	fmt.Fprintf(w, "%s: %d servers, %d switches, %d links (%.1f MB)", name, r.Servers, r.Switches, r.Links, float64(r.GraphBytes)/1e6)
 	if r.FailedCables > 0 {
 		fmt.Fprintf(w, ", %d cables failed", r.FailedCables)
@@ -639,7 +738,7 @@ func printFlow(w io.Writer, r *flowResults) {
 	if s := r.Static; s != nil {
 		fmt.Fprintf(w, "static, %s routing, %s: %d flows (%d paths), %d unrouted", s.Routing, s.Pattern, s.Flows, s.Paths, s.Unrouted)
 		if r.Interrupted {
-			fmt.Fprintf(w, ", INTERRUPTED after the flows of the first %d servers", s.Sources)
+			fmt.Fprintf(w, ", INTERRUPTED: the loads cover the flows of %d of the %d servers, the rates those of %d", s.Sources, r.Servers, s.RatedSources)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "link load  max %.6g, mean %.6g (max load/capacity %.6g)\n", s.MaxLoad, s.MeanLoad, s.MaxRelativeLoad)
@@ -650,6 +749,9 @@ func printFlow(w io.Writer, r *flowResults) {
 		}
 		fmt.Fprintf(w, "throughput non-restricted %.6g (%.6g per port), restricted %.6g (%.6g per port); flow rate min %.6g, mean %.6g, max %.6g\n",
 			s.NonRestricted, s.NonRestrictedPerPort, s.Restricted, s.RestrictedPerPort, s.MinRate, s.MeanRate, s.MaxRate)
+	}
+	if r.Interrupted && r.Static == nil && r.Dynamic == nil {
+		fmt.Fprintln(w, "INTERRUPTED before the run started (while the network was built or the trace read)")
 	}
 	if d := r.Dynamic; d != nil {
 		fmt.Fprintf(w, "dynamic: %d flows in %d phases, %d unfinished; makespan %.6g, mean flow completion %.6g; %d event times, %d rates recomputed\n",

@@ -17,6 +17,7 @@ import (
 	"github.com/opasim/opasim/flow/dynamic"
 	"github.com/opasim/opasim/flow/jobs"
 	"github.com/opasim/opasim/flow/spec"
+	"github.com/opasim/opasim/flow/topology"
 	"github.com/opasim/opasim/flow/workload"
 	"github.com/opasim/opasim/sweep"
 )
@@ -42,7 +43,22 @@ type jobsReport struct {
 	Busy    []int     `json:"busy"`
 	Flows   int64     `json:"flows"`
 	RunSecs float64   `json:"run_seconds"`
+	// Interrupted: a signal stopped the run at InterruptedAt (simulated
+	// time); Jobs and the figures cover the JobsEnded jobs that ended by
+	// then, of JobsTotal.
+	Interrupted   bool    `json:"interrupted"`
+	InterruptedAt float64 `json:"interrupted_at,omitempty"`
+	JobsEnded     int     `json:"jobs_ended"`
+	JobsTotal     int     `json:"jobs_total"`
 }
+
+// jobBytes is what a job of the stream takes, the files and figures
+// written at the end included, as the process' peak resident memory
+// grows: measured as the slope of the peak RSS (/usr/bin/time -f %M)
+// between opasim flow jobs --preset tree-8ary-2 --min-size 1 --max-size 1
+// --jobs 20000 and 80000 (jobs of one server: no flows), 2.59 KB a job;
+// rounded up.
+const jobBytes = 3000
 
 type jobRow struct {
 	Job         int          `json:"job"`
@@ -88,9 +104,39 @@ the figures utilization and jobs (png, svg) to --out.`,
 			if err != nil {
 				return badInput(err)
 			}
-			net, err := cfg.Build()
+			budget, err := spec.NewBudget(cfg.MemoryBudgetMB)
 			if err != nil {
 				return badInput(err)
+			}
+			if appPattern != "" && appKind != workload.Bench {
+				return badInput(fmt.Errorf("--pattern: %q is not allowed with --app %s: only --app bench takes a pattern", appPattern, appKind))
+			}
+			ctx, stopped := onSignals(cmd.Context())
+			defer stopped()
+			halt := func() bool { return ctx.Err() != nil }
+			net, err := cfg.BuildWithin(budget, halt)
+			if errors.Is(err, topology.ErrStopped) {
+				fmt.Fprintln(cmd.OutOrStdout(), "INTERRUPTED while the network was built: no job ran")
+				return stopped()
+			}
+			if err != nil {
+				return badInput(err)
+			}
+			app := workload.App{Kind: appKind, Pattern: appPattern, Iterations: appIterations, Size: appSize, Compute: appCompute, Seed: cfg.Seed}
+			// Memory: jobBytes a job, and the flows of the jobs that can run
+			// at once, at most the network's servers in jobs of the largest
+			// size.
+			check := func(n int64, largest int, what string) error {
+				flows := int64(0)
+				if largest >= 2 {
+					a := app
+					a.Tasks = min(largest, net.Graph.NumServers())
+					if per, err := a.MaxFlows(1 << 40); err == nil {
+						flows = spec.MulBytes(int64(net.Graph.NumServers()/max(a.Tasks, 1)), per)
+					}
+				}
+				est := spec.AddBytes(spec.MulBytes(n, jobBytes), cfg.DynamicBytes(net, flows))
+				return budget.Check(est, fmt.Sprintf("%s (about %d B a job, and %d flows of jobs running at once at most)", what, jobBytes, flows))
 			}
 			var js []jobs.Job
 			if stream != "" {
@@ -98,35 +144,55 @@ the figures utilization and jobs (png, svg) to --out.`,
 				if err != nil {
 					return badInput(fmt.Errorf("--stream: %w", err))
 				}
-				js, err = jobs.ReadStream(fh, stream)
+				limit := func(n int64) error { return check(n, 0, fmt.Sprintf("--stream %s: %d jobs so far", stream, n)) }
+				js, err = jobs.ReadStreamWith(fh, stream, limit, halt)
 				fh.Close()
+				if errors.Is(err, jobs.ErrStopped) {
+					fmt.Fprintln(cmd.OutOrStdout(), "INTERRUPTED while the stream was read: no job ran")
+					return stopped()
+				}
 				if err != nil {
 					return badInput(err)
 				}
 			} else {
+				if err := check(int64(gen.Jobs), 0, fmt.Sprintf("--jobs %d", gen.Jobs)); err != nil {
+					return badInput(err)
+				}
 				gen.Seed = cfg.Seed
 				if js, err = gen.Generate(); err != nil {
 					return badInput(err)
 				}
 			}
-			if appPattern != "" && appKind != workload.Bench {
-				return badInput(fmt.Errorf("--pattern: %q is not allowed with --app %s: only --app bench takes a pattern", appPattern, appKind))
+			largest := 0
+			for _, j := range js {
+				largest = max(largest, j.Size)
 			}
-			app := workload.App{Kind: appKind, Pattern: appPattern, Iterations: appIterations, Size: appSize, Compute: appCompute, Seed: cfg.Seed}
+			if err := check(int64(len(js)), largest, fmt.Sprintf("%d jobs of up to %d servers running %s", len(js), largest, app.Name())); err != nil {
+				return badInput(err)
+			}
 			n := jobs.Network{Config: jobs.Config{Policy: policy, Allocation: allocation, Seed: cfg.Seed}, App: app, Mapping: mapping}
 			if err := os.MkdirAll(outDir, 0o755); err != nil {
 				return err
 			}
+			bar := startProgress(cmd.ErrOrStderr(), f.progress, "flow jobs", "jobs ended", "running %d jobs on %d servers", len(js), net.Graph.NumServers())
+			n.Progress = func(ended int) { bar.set(int64(ended), int64(len(js))) }
 			began := time.Now()
-			res, err := jobs.RunNetwork(net.Router, n, js, dynamic.Options{})
+			res, err := jobs.RunNetwork(net.Router, n, js, dynamic.Options{Interrupt: halt})
+			bar.finish()
 			if err != nil {
 				return badInput(err)
 			}
 			rep := &jobsReport{Topology: cfg.Topology, Routing: net.Router.Name(), Servers: net.Graph.NumServers(), Policy: policy,
 				Allocation: allocation, Mapping: mapping, App: app, Makespan: res.Makespan, MeanWait: res.MeanWait, MeanTotal: res.MeanTotal,
 				Utilization: res.Utilization, Throughput: res.Throughput, Times: res.Times, Busy: res.Busy, Flows: res.Flows,
-				RunSecs: time.Since(began).Seconds()}
+				RunSecs: time.Since(began).Seconds(), Interrupted: res.Interrupted, JobsEnded: res.Ended, JobsTotal: len(js)}
+			if res.Interrupted {
+				rep.InterruptedAt = res.Now
+			}
 			for i, p := range res.Jobs {
+				if !p.Ended() {
+					continue // running or waiting when the run was interrupted
+				}
 				j := js[i]
 				est := j.Estimate
 				if est == 0 {
@@ -143,8 +209,15 @@ the figures utilization and jobs (png, svg) to --out.`,
 			if len(rep.Jobs) > 0 {
 				rep.MeanRuntime /= float64(len(rep.Jobs))
 			}
+			sig := stopped()
 			printJobs(cmd.OutOrStdout(), rep, cfg)
-			return writeJobs(outDir, rep)
+			if err := writeJobs(outDir, rep); err != nil {
+				return err
+			}
+			if rep.Interrupted && sig != nil {
+				return sig
+			}
+			return nil
 		},
 	}
 	fl := cmd.Flags()
@@ -172,6 +245,8 @@ the figures utilization and jobs (png, svg) to --out.`,
 	fl.Float64Var(&appSize, "flow-size", 10, "the application's flow size (capacity × time units)")
 	fl.Float64Var(&appCompute, "compute", 0, "compute time before each causal flow")
 	fl.StringVar(&outDir, "out", "", "directory for jobs.json, jobs.csv, utilization.csv and the figures (required)")
+	fl.Int64Var(&f.budgetMB, "memory-budget-mb", 0, budgetHelp+" (memory_budget_mb)")
+	fl.BoolVar(&f.progress, "progress", true, "show the progress on stderr: a bar on a terminal, else a line as the run starts and at each tenth of the jobs")
 	return cmd
 }
 
@@ -187,6 +262,9 @@ func printJobs(w io.Writer, r *jobsReport, cfg spec.Config) {
 	fmt.Fprintf(w, "mean         wait %.10g, runtime %.10g, total %.10g\n", r.MeanWait, r.MeanRuntime, r.MeanTotal)
 	fmt.Fprintf(w, "utilization  %.6g; throughput %.6g jobs per time unit\n", r.Utilization, r.Throughput)
 	fmt.Fprintf(w, "flows        %d; run %.2f s\n", r.Flows, r.RunSecs)
+	if r.Interrupted {
+		fmt.Fprintf(w, "INTERRUPTED at time %.10g: %d of %d jobs ended; the figures above and the files cover those\n", r.InterruptedAt, r.JobsEnded, r.JobsTotal)
+	}
 }
 
 func writeJobs(dir string, r *jobsReport) error {

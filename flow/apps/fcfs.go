@@ -22,6 +22,28 @@ type FCFSConfig struct {
 	Tasks    int     // tasks per application, one per server
 	FlowSize float64 // every task sends one flow of this size to every other task
 	Interval float64 // time between arrivals, >= 0
+	// Progress, if set, is told the number of applications finished each
+	// time one finishes.
+	Progress func(finished int) `json:"-"`
+}
+
+// AppBytes is what an application of the workload takes (its App record,
+// flow count, flag and server list header: 61 bytes), as the process'
+// peak resident memory grows: measured as the slope of the peak RSS
+// (/usr/bin/time -f %M) between opasim flow fcfs --preset tree-8ary-2
+// --tasks 1 --apps 1000000 and 4000000 (applications of one task: no
+// flows), 58.4 B an application; rounded up. TestAppBytes checks the heap
+// it takes against it.
+const AppBytes = 64
+
+// MaxFlowsAtOnce is the most flows an FCFS workload has running at once
+// on servers servers: every application running holds Tasks servers and
+// Tasks·(Tasks−1) flows.
+func (c FCFSConfig) MaxFlowsAtOnce(servers int) int64 {
+	if c.Tasks < 2 {
+		return 0
+	}
+	return int64(servers/c.Tasks) * int64(c.Tasks) * int64(c.Tasks-1)
 }
 
 // App is one application's life.
@@ -60,30 +82,31 @@ func (a App) Runtime() float64 { return a.Finish - a.Start }
 // A flow that never completes (unreachable destination) leaves its
 // application unfinished, holding its servers.
 type FCFS struct {
-	cfg     FCFSConfig
-	apps    []App
-	left    []int32  // flows not yet done, per application
-	stuck   []bool   // a flow of the application will never complete
-	free    []uint64 // free servers, one bit each
-	nfree   int
-	held    [][]int32 // servers of each running application
-	spare   [][]int32 // server lists to reuse
-	arrived int       // applications arrived so far
-	started int       // applications started so far (the queue is [started, arrived))
-	flows   int64
+	cfg      FCFSConfig
+	apps     []App
+	left     []int32  // flows not yet done, per application
+	stuck    []bool   // a flow of the application will never complete
+	free     []uint64 // free servers, one bit each
+	nfree    int
+	held     [][]int32 // servers of each running application
+	spare    [][]int32 // server lists to reuse
+	arrived  int       // applications arrived so far
+	started  int       // applications started so far (the queue is [started, arrived))
+	finished int       // applications finished so far
+	flows    int64
 }
 
 // NewFCFS returns the workload for a network of servers servers.
 func NewFCFS(servers int, cfg FCFSConfig) (*FCFS, error) {
 	switch {
 	case cfg.Apps < 0 || cfg.Apps > math.MaxInt32:
-		return nil, fmt.Errorf("fcfs apps: %d is not allowed: must be in [0, %d]", cfg.Apps, math.MaxInt32)
+		return nil, fmt.Errorf("fcfs apps (--apps): %d is not allowed: must be in [0, %d]", cfg.Apps, math.MaxInt32)
 	case cfg.Tasks < 1 || cfg.Tasks > servers:
-		return nil, fmt.Errorf("fcfs tasks: %d is not allowed: must be in [1, %d] (the servers)", cfg.Tasks, servers)
-	case !(cfg.FlowSize >= 0) || math.IsInf(cfg.FlowSize, 0):
-		return nil, fmt.Errorf("fcfs flow size: %v is not allowed: must be finite and at least 0", cfg.FlowSize)
-	case !(cfg.Interval >= 0) || math.IsInf(cfg.Interval, 0):
-		return nil, fmt.Errorf("fcfs interval: %v is not allowed: must be finite and at least 0", cfg.Interval)
+		return nil, fmt.Errorf("fcfs tasks (--tasks): %d is not allowed: must be in [1, %d] (the servers)", cfg.Tasks, servers)
+	case !(cfg.FlowSize >= 0) || cfg.FlowSize > 1e300:
+		return nil, fmt.Errorf("fcfs flow size (--flow-size): %v is not allowed: must be in [0, 1e300]", cfg.FlowSize)
+	case !(cfg.Interval >= 0) || cfg.Interval > 1e300:
+		return nil, fmt.Errorf("fcfs interval (--interval): %v is not allowed: must be in [0, 1e300]", cfg.Interval)
 	}
 	w := &FCFS{cfg: cfg, apps: make([]App, cfg.Apps), left: make([]int32, cfg.Apps), stuck: make([]bool, cfg.Apps),
 		free: make([]uint64, (servers+63)/64), nfree: servers, held: make([][]int32, cfg.Apps)}
@@ -150,6 +173,9 @@ func (w *FCFS) FlowDone(e *dynamic.Engine, d dynamic.Done) error {
 	return w.startQueued(e)
 }
 
+// Finished returns the number of applications finished so far.
+func (w *FCFS) Finished() int { return w.finished }
+
 // startQueued starts applications from the head of the queue while they
 // fit.
 func (w *FCFS) startQueued(e *dynamic.Engine) error {
@@ -182,6 +208,10 @@ func (w *FCFS) startQueued(e *dynamic.Engine) error {
 
 func (w *FCFS) finish(a int, now float64) {
 	w.apps[a].Finish = now
+	w.finished++
+	if w.cfg.Progress != nil {
+		w.cfg.Progress(w.finished)
+	}
 	for _, s := range w.held[a] {
 		w.free[s/64] |= 1 << (s % 64)
 	}
@@ -209,12 +239,18 @@ func (w *FCFS) take() []int32 {
 	return srv
 }
 
-// Report is the outcome of RunFCFS.
+// Report is the outcome of RunFCFS. Interrupted (the run's
+// dynamic.Options.Interrupt ended it at time Now): the applications not
+// finished then have Finish +Inf (and Start +Inf if not started), and
+// Makespan is the last finish of those that did, Finished of them.
 type Report struct {
-	Apps     []App
-	Flows    int64
-	Makespan float64
-	Stats    dynamic.Stats
+	Apps        []App
+	Flows       int64
+	Makespan    float64
+	Stats       dynamic.Stats
+	Interrupted bool
+	Now         float64
+	Finished    int
 }
 
 // RunFCFS runs cfg's applications on r's network.
@@ -231,7 +267,16 @@ func RunFCFS(r route.Router, cfg FCFSConfig, opt dynamic.Options) (*Report, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Report{Apps: w.Apps(), Flows: w.Flows(), Makespan: w.Makespan(), Stats: st}, nil
+	rep := &Report{Apps: w.Apps(), Flows: w.Flows(), Makespan: w.Makespan(), Stats: st, Interrupted: st.Interrupted, Now: e.Now(), Finished: w.finished}
+	if st.Interrupted {
+		rep.Makespan = 0
+		for _, a := range rep.Apps {
+			if !math.IsInf(a.Finish, 1) {
+				rep.Makespan = max(rep.Makespan, a.Finish)
+			}
+		}
+	}
+	return rep, nil
 }
 
 // Summary condenses applications' waiting times and runtimes.

@@ -137,11 +137,11 @@ func TestFCFSErrors(t *testing.T) {
 		cfg  FCFSConfig
 		want string
 	}{
-		{FCFSConfig{Apps: -1, Tasks: 1}, "fcfs apps: -1 is not allowed"},
-		{FCFSConfig{Apps: 1, Tasks: 5}, "fcfs tasks: 5 is not allowed: must be in [1, 4]"},
-		{FCFSConfig{Apps: 1, Tasks: 0}, "fcfs tasks: 0 is not allowed"},
-		{FCFSConfig{Apps: 1, Tasks: 2, FlowSize: -1}, "fcfs flow size: -1 is not allowed"},
-		{FCFSConfig{Apps: 1, Tasks: 2, Interval: -2}, "fcfs interval: -2 is not allowed"},
+		{FCFSConfig{Apps: -1, Tasks: 1}, "fcfs apps (--apps): -1 is not allowed"},
+		{FCFSConfig{Apps: 1, Tasks: 5}, "fcfs tasks (--tasks): 5 is not allowed: must be in [1, 4]"},
+		{FCFSConfig{Apps: 1, Tasks: 0}, "fcfs tasks (--tasks): 0 is not allowed"},
+		{FCFSConfig{Apps: 1, Tasks: 2, FlowSize: -1}, "fcfs flow size (--flow-size): -1 is not allowed"},
+		{FCFSConfig{Apps: 1, Tasks: 2, Interval: -2}, "fcfs interval (--interval): -2 is not allowed"},
 	} {
 		if _, err := NewFCFS(4, c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)

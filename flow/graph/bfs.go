@@ -12,6 +12,11 @@ func (g *Graph) Distances(src int32, dist []int32, queue []int32) []int32 {
 	for i := range dist {
 		dist[i] = -1
 	}
+	return g.bfs(src, dist, queue)
+}
+
+// bfs is Distances' search, dist -1 for every node.
+func (g *Graph) bfs(src int32, dist []int32, queue []int32) []int32 {
 	queue = append(queue[:0], src)
 	dist[src] = 0
 	relay := g.relay
@@ -29,6 +34,18 @@ func (g *Graph) Distances(src int32, dist []int32, queue []int32) []int32 {
 		}
 	}
 	return queue
+}
+
+// Reach is Distances for a dist that holds -1 for every node but those
+// in queue, the nodes a previous Reach returned (or none): it resets only
+// those, so a search costs O(the nodes and links it reaches) rather than
+// O(nodes). It returns the nodes reached from src, in non-decreasing
+// distance, in queue's space; dist is then -1 for every other node.
+func (g *Graph) Reach(src int32, dist []int32, queue []int32) []int32 {
+	for _, v := range queue {
+		dist[v] = -1
+	}
+	return g.bfs(src, dist, queue)
 }
 
 // Diameter returns the largest number of links on a shortest path between

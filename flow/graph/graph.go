@@ -124,7 +124,10 @@ func checkLink(i int, l Link, nodes int32) error {
 	if l.From == l.To {
 		return fmt.Errorf("graph link %d to: %d is not allowed: a link may not return to its own node", i, l.To)
 	}
-	return checkCapacity(fmt.Sprintf("graph link %d capacity", i), l.Capacity)
+	if err := checkCapacity("", l.Capacity); err != nil {
+		return checkCapacity(fmt.Sprintf("graph link %d capacity", i), l.Capacity)
+	}
+	return nil
 }
 
 func checkCapacity(field string, c float64) error {

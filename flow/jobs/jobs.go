@@ -248,6 +248,19 @@ func (s *Scheduler) Step(t float64) ([]int, error) {
 // +Inf while it runs).
 func (s *Scheduler) Placement(i int) Placement { return s.place[i] }
 
+// settle marks the running jobs that ended by time t ended, freeing
+// their servers, and decides nothing: for a run stopped at t.
+func (s *Scheduler) settle(t float64) {
+	s.running = slices.DeleteFunc(s.running, func(i int) bool {
+		if s.endAt[i] > t {
+			return false
+		}
+		s.place[i].End = s.endAt[i]
+		s.finished++
+		return true
+	})
+}
+
 // advance moves to time t: frees the servers of the jobs ending by then,
 // takes the arrivals, and starts the jobs the policy allows.
 func (s *Scheduler) advance(t float64) []int {
@@ -527,26 +540,39 @@ func (s *Scheduler) contiguous(n int) []int32 {
 }
 
 // Result summarizes what the scheduler decided once every job ended.
+//
+// Before every job has ended (a run interrupted), the figures cover the
+// jobs that ended (Ended); the others' placements are a job running
+// (End +Inf) or one not started (no servers).
 func (s *Scheduler) Result() *Result {
 	r := &Result{Jobs: s.place, Times: s.times, Busy: s.busy, Reserved: s.reserved}
 	work := 0.0
+	n := 0
 	for i, p := range s.place {
+		if !p.Ended() {
+			continue
+		}
 		j := s.jobs[i]
 		r.Makespan = max(r.Makespan, p.End)
 		r.MeanWait += p.Wait(j)
 		r.MeanTotal += p.End - j.Arrival
 		work += (p.End - p.Start) * float64(j.Size)
+		n++
 	}
-	if n := float64(len(s.place)); n > 0 {
-		r.MeanWait /= n
-		r.MeanTotal /= n
+	if n > 0 {
+		r.MeanWait /= float64(n)
+		r.MeanTotal /= float64(n)
 	}
 	if r.Makespan > 0 {
 		r.Utilization = work / (float64(s.c.Servers) * r.Makespan)
-		r.Throughput = float64(len(s.place)) / r.Makespan
+		r.Throughput = float64(n) / r.Makespan
 	}
 	return r
 }
+
+// Ended reports whether the job placed so has ended: it was given
+// servers and its end is known.
+func (p Placement) Ended() bool { return p.Servers != nil && !math.IsInf(p.End, 1) }
 
 // Map places a job's tasks on its servers: consecutive (task i on the
 // i-th lowest server) or random (a seeded shuffle).

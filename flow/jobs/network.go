@@ -28,6 +28,9 @@ type Network struct {
 	// Mapping places a job's tasks on its servers: Consecutive or Random
 	// (job i's shuffle seeded with Seed + i).
 	Mapping string
+	// Progress, if set, is told the number of jobs ended each time one
+	// ends.
+	Progress func(ended int)
 }
 
 // NetworkJob is one job's outcome on the network.
@@ -43,6 +46,12 @@ type NetworkResult struct {
 	Jobs  []NetworkJob
 	Flows int64
 	Stats dynamic.Stats
+	// Interrupted: dynamic.Options.Interrupt ended the run at time Now;
+	// the figures cover the jobs that ended (Placement.Ended), Ended of
+	// them.
+	Interrupted bool
+	Now         float64
+	Ended       int
 }
 
 // RunNetwork runs jobs on r's network (Config.Servers is set to its
@@ -78,13 +87,13 @@ func RunNetwork(r route.Router, n Network, jobs []Job, opt dynamic.Options) (*Ne
 	if err != nil {
 		return nil, err
 	}
-	if st.Interrupted {
-		return nil, fmt.Errorf("jobs: the run was interrupted at %v with %d of %d jobs ended", e.Now(), s.finished, len(jobs))
-	}
-	if !s.Done() {
+	if !st.Interrupted && !s.Done() {
 		return nil, fmt.Errorf("jobs: %d of %d jobs ended; the others never could", s.finished, len(jobs))
 	}
-	res := &NetworkResult{Result: s.Result(), Stats: st, Flows: st.Flows}
+	if st.Interrupted {
+		s.settle(e.Now()) // the jobs that ended by now, not yet taken by a decision
+	}
+	res := &NetworkResult{Result: s.Result(), Stats: st, Flows: st.Flows, Interrupted: st.Interrupted, Now: e.Now(), Ended: s.finished}
 	for i, p := range res.Result.Jobs {
 		res.Jobs = append(res.Jobs, NetworkJob{Placement: p, App: apps[i], Flows: w.flows[i]})
 	}
@@ -122,6 +131,7 @@ type netWorkload struct {
 	refs  []dynamic.Ref  // scratch: the flows of the job being started
 	after []dynamic.Ref
 	wake  float64 // the wake-up asked for the next arrival, -Inf none
+	ended int     // jobs ended
 	asked bool    // a wake-up asked for now, to decide once the ends of this time are in
 }
 
@@ -142,12 +152,21 @@ func (w *netWorkload) FlowDone(e *dynamic.Engine, d dynamic.Done) error {
 	}
 	if w.left[i]--; w.left[i] == 0 {
 		w.s.Finish(i, e.Now())
+		w.progress()
 		if !w.asked { // decide once every end of this time is in: the engine wakes after the batch's completions
 			w.asked = true
 			return e.WakeAt(e.Now())
 		}
 	}
 	return nil
+}
+
+// progress counts a job ended and tells Network.Progress.
+func (w *netWorkload) progress() {
+	w.ended++
+	if w.n.Progress != nil {
+		w.n.Progress(w.ended)
+	}
 }
 
 // step lets the scheduler decide now, starts the jobs it starts (a job
@@ -167,6 +186,7 @@ func (w *netWorkload) step(e *dynamic.Engine) error {
 			}
 			if n == 0 {
 				w.s.Finish(i, e.Now())
+				w.progress()
 				ended = true
 			}
 		}

@@ -30,8 +30,27 @@ const MaxStreamLine = 1024
 // ReadStream reads a job stream; name prefixes the errors, which give the
 // line.
 func ReadStream(r io.Reader, name string) ([]Job, error) {
+	return ReadStreamWith(r, name, nil, nil)
+}
+
+// ErrStopped is what ReadStreamWith returns when its stop said to stop.
+var ErrStopped = textfile.ErrStopped
+
+// ReadStreamWith is ReadStream that asks limit (nil: nothing) with the
+// jobs read every time their number reaches a power of two (from 2^12),
+// an error it returns ending the read at that line (for a memory
+// budget), and asks stop (nil: never) every few thousand lines, ending
+// the read with ErrStopped once it says to.
+func ReadStreamWith(r io.Reader, name string, limit func(jobs int64) error, stop func() bool) ([]Job, error) {
 	var jobs []Job
-	err := textfile.Fields(r, name, MaxStreamLine, func(line int, f []string) error {
+	next := 1 << 12
+	err := textfile.FieldsUntil(r, name, MaxStreamLine, stop, func(line int, f []string) error {
+		if limit != nil && len(jobs) >= next {
+			next *= 2
+			if err := limit(int64(len(jobs))); err != nil {
+				return fmt.Errorf("%s:%d: %w", name, line, err)
+			}
+		}
 		if len(f) < 3 || len(f) > 5 {
 			return fmt.Errorf("%s:%d: %d fields: a job is ARRIVAL SIZE RUNTIME [ESTIMATE [APP]]", name, line, len(f))
 		}
@@ -126,6 +145,10 @@ func JobApp(spec string, base workload.App) (workload.App, error) {
 	return app, nil
 }
 
+// MaxGeneratedJobs bounds Generator.Jobs (a memory budget bounds it
+// further).
+const MaxGeneratedJobs = 1 << 31
+
 // Generator draws a job stream: Poisson arrivals at Rate jobs per time
 // unit, sizes uniform among the powers of two from MinSize to MaxSize,
 // runtimes exponential of mean MeanRuntime, and user estimates Overestimate
@@ -142,16 +165,16 @@ type Generator struct {
 // Generate draws the stream.
 func (g Generator) Generate() ([]Job, error) {
 	switch {
-	case g.Jobs < 0:
-		return nil, fmt.Errorf("generator jobs: %d is not allowed: must be at least 0", g.Jobs)
+	case g.Jobs < 0 || g.Jobs > MaxGeneratedJobs:
+		return nil, fmt.Errorf("generator jobs (--jobs): %d is not allowed: must be in [0, %d]", g.Jobs, MaxGeneratedJobs)
 	case !(g.Rate > 0) || math.IsInf(g.Rate, 0):
-		return nil, fmt.Errorf("generator rate: %v is not allowed: must be positive and finite", g.Rate)
-	case g.MinSize < 1 || g.MaxSize < g.MinSize:
-		return nil, fmt.Errorf("generator sizes: [%d, %d] is not allowed: must have 1 <= min <= max", g.MinSize, g.MaxSize)
-	case !(g.MeanRuntime > 0) || math.IsInf(g.MeanRuntime, 0):
-		return nil, fmt.Errorf("generator mean runtime: %v is not allowed: must be positive and finite", g.MeanRuntime)
-	case !(g.Overestimate >= 1) || math.IsInf(g.Overestimate, 0):
-		return nil, fmt.Errorf("generator overestimate: %v is not allowed: must be at least 1 and finite", g.Overestimate)
+		return nil, fmt.Errorf("generator rate (--rate): %v is not allowed: must be positive and finite", g.Rate)
+	case g.MinSize < 1 || g.MaxSize < g.MinSize || g.MaxSize > math.MaxInt32:
+		return nil, fmt.Errorf("generator sizes: [%d, %d] is not allowed: must have 1 <= min <= max <= %d (--min-size, --max-size)", g.MinSize, g.MaxSize, math.MaxInt32)
+	case !(g.MeanRuntime > 0) || g.MeanRuntime > 1e300:
+		return nil, fmt.Errorf("generator mean runtime (--mean-runtime): %v is not allowed: must be in (0, 1e300]", g.MeanRuntime)
+	case !(g.Overestimate >= 1) || g.Overestimate > 1e6:
+		return nil, fmt.Errorf("generator overestimate (--overestimate): %v is not allowed: must be in [1, 1e6]", g.Overestimate)
 	}
 	var sizes []int
 	for s := 1; s <= g.MaxSize; s *= 2 {

@@ -62,7 +62,7 @@ const MaxAllPaths = 1 << 16
 // many links as the graph has nodes and links, since the full search
 // then costs less per flow. Scratch space: 12 bytes per node for
 // the DAG's marks and counts, 4 per link of the largest DAG (its links'
-// tails), 16 for the full search if used, and the
+// tails), 20 for the full search if used, and the
 // last 8 DAGs counted (of at most 65,536 nodes each, 12 bytes a node).
 type ECMP struct {
 	g        *graph.Graph
@@ -70,11 +70,12 @@ type ECMP struct {
 	rows     *ecmpRows // distance rows per root, shared with clones
 
 	// the full search
-	src   int32     // the root of the search in dist and count; -1 before the first
-	dist  []int32   // links from src
-	count []float64 // shortest paths from src
-	queue []int32
-	buf   []int32
+	src     int32     // the root of the search in dist and count; -1 before the first
+	dist    []int32   // links from src, -1 for the nodes not reached
+	count   []float64 // shortest paths from src, 0 for the nodes not reached
+	reached []int32   // the nodes src reaches, in non-decreasing distance
+	queue   []int32
+	buf     []int32
 
 	// the lookup in a row: distances from the flow's root; mark[v] ==
 	// stamp for the nodes of the flow's DAG, dagCount[v] their counts
@@ -189,7 +190,7 @@ func (r *ECMP) Route(src, dst int32, fn PathFunc) error {
 	}
 	root, first, total, d := r.lookup(src, dst)
 	if total == 0 {
-		return fmt.Errorf("ecmp from %d to %d: %w", src, dst, ErrNoPath)
+		return &noPath{"ecmp", src, dst}
 	}
 	var p int
 	switch {
@@ -493,14 +494,23 @@ func (r *ECMP) search(root int32) {
 	if r.dist == nil {
 		r.dist = make([]int32, g.NumNodes())
 		r.count = make([]float64, g.NumNodes())
+		for i := range r.dist {
+			r.dist[i] = -1
+		}
 	}
-	r.queue = g.Distances(src, r.dist, r.queue)
-	clear(r.count)
+	// Only the nodes the last search reached are reset: a search costs
+	// what it reaches (from a server with no links, O(1)), not the
+	// graph's size, so routing every flow of a disconnected network is
+	// not quadratic.
+	for _, v := range r.reached {
+		r.count[v] = 0
+	}
+	r.reached = g.Reach(src, r.dist, r.reached)
 	r.count[src] = 1
 	relay := g.FirstForwarder()
-	// queue holds the reached nodes in non-decreasing distance: count[u]
+	// reached holds the reached nodes in non-decreasing distance: count[u]
 	// is final when u is dequeued.
-	for _, u := range r.queue {
+	for _, u := range r.reached {
 		if u != src && u < relay {
 			continue
 		}

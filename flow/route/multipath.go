@@ -82,7 +82,7 @@ func (r *multiPath) Route(src, dst int32, fn PathFunc) error {
 		r.cache.put(e)
 	}
 	if len(e.ends) == 0 {
-		return fmt.Errorf("route from %d to %d: %w", src, dst, ErrNoPath)
+		return &noPath{"route", src, dst}
 	}
 	share := 1 / float64(len(e.ends))
 	start := int32(0)

@@ -55,6 +55,20 @@ type SinglePath interface {
 // destination.
 var ErrNoPath = errors.New("no path")
 
+// noPath is the error Route returns for an unreachable destination: a
+// small value formatted only when read, since an engine routing every
+// pair of a disconnected network meets one per flow.
+type noPath struct {
+	routing  string
+	src, dst int32
+}
+
+func (e *noPath) Error() string {
+	return fmt.Sprintf("%s from %d to %d: %v", e.routing, e.src, e.dst, ErrNoPath)
+}
+
+func (e *noPath) Unwrap() error { return ErrNoPath }
+
 // CheckPair returns an error if src and dst are not two distinct servers
 // of g.
 func CheckPair(g *graph.Graph, src, dst int32) error {

@@ -46,6 +46,14 @@ type Config struct {
 	// Trace, if its file is set, is what the dynamic engine runs: a VEF
 	// trace replayed at flow level (package flow/trace).
 	Trace Trace `yaml:"trace" json:"trace,omitempty"`
+	// MemoryBudgetMB is the memory a run may take, in MiB (0: this
+	// machine's memory): a run estimated to take more is refused before
+	// it starts (NewBudget).
+	MemoryBudgetMB int64 `yaml:"memory_budget_mb" json:"memory_budget_mb,omitempty"`
+
+	// budget and stop bound BuildWithin's graph file read.
+	budget Budget
+	stop   func() bool
 }
 
 // Trace is a VEF trace to replay at flow level: message sizes are bytes
@@ -370,13 +378,24 @@ type Network struct {
 
 // Build resolves the preset, validates c and builds the network and its
 // router; every error names the field, its value and what is allowed.
-func (c *Config) Build() (*Network, error) {
+func (c *Config) Build() (*Network, error) { return c.BuildWithin(Budget{}, nil) }
+
+// BuildWithin is Build that refuses a graph file whose graph and run
+// (StaticBytes' per node and link costs) would take more than b, as soon
+// as its counts say so, and stops reading it, with topology.ErrStopped,
+// once stop (nil: never) says to.
+func (c *Config) BuildWithin(b Budget, stop func() bool) (*Network, error) {
+	c.budget, c.stop = b, stop
+	defer func() { c.budget, c.stop = Budget{}, nil }()
 	if err := c.Resolve(); err != nil {
 		return nil, err
 	}
 	var errs []error
 	if err := c.Topology.checkCapacity(); err != nil {
 		errs = append(errs, err)
+	}
+	if c.MemoryBudgetMB < 0 || c.MemoryBudgetMB > MaxBudgetMB {
+		errs = append(errs, fmt.Errorf("memory_budget_mb (--memory-budget-mb): %d is not allowed: must be in [0, %d] MiB (0: this machine's memory)", c.MemoryBudgetMB, MaxBudgetMB))
 	}
 	if c.Workers < 0 || c.Workers > 256 {
 		errs = append(errs, fmt.Errorf("workers: %d is not allowed: must be in [0, 256] (0: one per core)", c.Workers))
@@ -559,7 +578,17 @@ func (c *Config) build(capacity float64) (*Network, error) {
 			return nil, fmt.Errorf("topology.file: %w", err)
 		}
 		defer f.Close()
-		g, err := topology.ReadGraph(f, t.File)
+		opt := topology.ReadOptions{Stop: c.stop}
+		if b := c.budget; b.Bytes > 0 {
+			opt.Limit = func(nodes, links int64) error {
+				return b.Check(fileBytes(nodes, links, c.Workers), fmt.Sprintf("a graph of %d nodes and at least %d links (%d B a node, %d B a link, with %d workers)",
+					nodes, links, readNodeBytes+runNodeBytes*max(c.Workers, 1), readLinkBytes+runLinkBytes*max(c.Workers, 1), max(c.Workers, 1)))
+			}
+		}
+		g, err := topology.ReadGraphWith(f, t.File, opt)
+		if errors.Is(err, topology.ErrStopped) {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("topology.file: %w", err)
 		}

@@ -242,3 +242,15 @@ func (r *splitmix) below(n uint64) uint64 {
 		}
 	}
 }
+
+// CountFlows counts p's flows, source by source, and stops once the count
+// passes limit (it then returns a number above limit, not the total): an
+// estimate of what a pattern would take, bounded by what would be too
+// much. It costs O(min(flows, limit) + servers) time and no memory.
+func CountFlows(p Pattern, limit int64) int64 {
+	n := int64(0)
+	for s := int32(0); s < int32(p.Servers()) && n <= limit; s++ {
+		p.Flows(s, s+1, func(int32, int32) { n++ })
+	}
+	return n
+}

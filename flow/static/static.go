@@ -40,9 +40,10 @@ type Options struct {
 	Workers int
 	// Bins is the number of bins of the link-load histogram (0: 16).
 	Bins int
-	// Stop, if set, is asked before each chunk of sources is routed; once
-	// it returns true no further chunk starts, and the result covers the
-	// sources routed so far (Interrupted, Sources), a prefix of them.
+	// Stop, if set, is asked before each source's flows are routed (in
+	// both passes); once it returns true no further source starts, and
+	// the result covers the sources routed so far (Interrupted, Sources,
+	// RatedSources), not necessarily the first ones.
 	Stop func() bool
 	// Progress, if set, is called (from any goroutine, one call at a time
 	// per worker) after each chunk with the chunks done of the two passes'
@@ -71,14 +72,19 @@ type Histogram struct {
 type Result struct {
 	Routing, Pattern string
 	// Sources is the number of servers whose flows were routed: all of
-	// them, or a prefix when Options.Stop ended the run early
-	// (Interrupted).
+	// them, or fewer when Options.Stop ended the run early (Interrupted).
+	// The loads, hop counts, Flows, Unrouted and Paths cover their flows.
 	Sources     int
 	Interrupted bool
-	Flows       int64 // flows routed
-	Unrouted    int64 // flows whose destination cannot be reached (counted nowhere else)
-	Paths       int64 // paths of the routed flows (Flows with single-path routing)
-	Links       int   // directed links, one per port
+	// RatedSources is the number of servers whose flows' rates were
+	// found (the second pass): Sources, or fewer when Options.Stop ended
+	// the run during the second pass. The rates and throughputs cover
+	// their flows.
+	RatedSources int
+	Flows        int64 // flows routed
+	Unrouted     int64 // flows whose destination cannot be reached (counted nowhere else)
+	Paths        int64 // paths of the routed flows (Flows with single-path routing)
+	Links        int   // directed links, one per port
 
 	Load     []float64 // Load[l]: the shares of the flows crossing link l
 	MaxLoad  float64   // the highest link load
@@ -153,8 +159,24 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 			o.Progress(int(done.Add(1)), 2*nc)
 		}
 	}
-	taken := parallel(ws, nc, o.Stop, func(w *worker, c int) { w.pass1(p, bound(c), bound(c+1)); step() })
-	interrupted := taken < nc
+	// routed[c]: chunk c's sources [bound(c), routed[c]) were routed.
+	routed := make([]int32, nc)
+	for c := range routed {
+		routed[c] = bound(c)
+	}
+	parallel(ws, nc, o.Stop, func(w *worker, c int) {
+		routed[c] = bySource(bound(c), bound(c+1), o.Stop, func(lo, hi int32) int64 {
+			n := w.flows + w.unrouted
+			w.pass1(p, lo, hi)
+			return w.flows + w.unrouted - n
+		})
+		step()
+	})
+	sources, interrupted := 0, false
+	for c, r := range routed {
+		sources += int(r - bound(c))
+		interrupted = interrupted || r < bound(c+1)
+	}
 	if err := firstError(ws); err != nil {
 		return nil, err
 	}
@@ -164,7 +186,7 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 	}
 	wg.Wait()
 	res := &Result{Routing: r.Name(), Pattern: p.Name(), Links: g.NumLinks(), Load: ws[0].load,
-		Sources: int(bound(taken)), Interrupted: interrupted}
+		Sources: sources, Interrupted: interrupted}
 	mergeFixed(ws)
 	for _, w := range ws {
 		res.Flows += w.flows
@@ -194,28 +216,46 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 	if res.Unrouted > 0 {
 		lim.up, lim.down = nil, nil // the shortcut would count unroutable flows
 	}
-	part := make([]rates, taken)
-	parallel(ws, taken, nil, func(w *worker, c int) { part[c] = w.pass2(p, bound(c), bound(c+1), lim); step() })
+	part := make([]rates, nc)
+	rated := make([]int32, nc)
+	for c := range rated {
+		rated[c], part[c] = bound(c), rates{min: math.Inf(1)}
+	}
+	parallel(ws, nc, o.Stop, func(w *worker, c int) {
+		rated[c] = bySource(bound(c), routed[c], o.Stop, func(lo, hi int32) int64 {
+			n := part[c].n
+			w.pass2(p, lo, hi, lim, &part[c])
+			return part[c].n - n
+		})
+		step()
+	})
 	if err := firstError(ws); err != nil {
 		return nil, err
 	}
 	res.MinRate = math.Inf(1)
-	for _, pr := range part {
+	ratedFlows := int64(0)
+	for c, pr := range part {
 		res.NonRestricted += pr.sum
 		res.MinRate = min(res.MinRate, pr.min)
 		res.MaxRate = max(res.MaxRate, pr.max)
+		ratedFlows += pr.n
+		res.RatedSources += int(rated[c] - bound(c))
 	}
-	if res.Flows == 0 {
+	flows := res.Flows
+	if res.RatedSources < res.Sources { // stopped in the second pass: the rates cover fewer flows
+		res.Interrupted, flows = true, ratedFlows
+	}
+	if flows == 0 {
 		res.MinRate = 0
 	} else {
-		res.MeanRate = res.NonRestricted / float64(res.Flows)
+		res.MeanRate = res.NonRestricted / float64(flows)
 	}
-	res.Restricted = float64(res.Flows) * res.MinRate
+	res.Restricted = float64(flows) * res.MinRate
 	if res.Links > 0 {
 		res.NonRestrictedPerPort = res.NonRestricted / float64(res.Links)
 		res.RestrictedPerPort = res.Restricted / float64(res.Links)
 	}
-	if o.Connectivity {
+	if o.Connectivity && !res.Interrupted {
 		var err error
 		if res.Connectivity, err = Connect(g, p); err != nil {
 			return nil, err
@@ -252,6 +292,38 @@ func (res *Result) loadStats(g *graph.Graph, bins int) {
 	if res.Flows > 0 {
 		res.MeanHops = hsum / float64(res.Flows)
 	}
+}
+
+// pieceFlows is about how many flows bySource routes between two
+// questions to stop: a few milliseconds' work.
+const pieceFlows = 1 << 16
+
+// bySource runs do on sources [lo, hi): at once if stop is nil, else in
+// pieces of sources, asking stop before each. A piece starts as one
+// source and doubles while the last one had fewer than pieceFlows flows
+// (do returns how many it met), so a source with many flows (all-to-all)
+// is a piece of its own and sources of one flow each are not asked
+// about one by one. It returns the end of the sources done: hi, or less
+// when stop said to stop.
+func bySource(lo, hi int32, stop func() bool, do func(lo, hi int32) int64) int32 {
+	if stop == nil {
+		do(lo, hi)
+		return hi
+	}
+	piece := int32(1)
+	for s := lo; s < hi; {
+		if stop() {
+			return s
+		}
+		e := s + min(piece, hi-s)
+		if do(s, e) < pieceFlows {
+			piece = min(2*piece, 1<<20)
+		} else {
+			piece = max(piece/2, 1)
+		}
+		s = e
+	}
+	return hi
 }
 
 // parallel runs do for every chunk in [0, nc), spread over the workers.
@@ -459,13 +531,17 @@ func (w *worker) finish1() {
 	}
 }
 
-// rates sums the rates of one chunk's flows.
-type rates struct{ sum, min, max float64 }
+// rates sums the rates of one chunk's flows, n of them.
+type rates struct {
+	sum, min, max float64
+	n             int64
+}
 
 func (r *rates) add(rate float64) {
 	r.sum += rate
 	r.min = min(r.min, rate)
 	r.max = max(r.max, rate)
+	r.n++
 }
 
 // limits is what pass 2 reads: every link's load/capacity, its maximum,
@@ -507,13 +583,14 @@ func (lim *limits) saturated(src, dst int32) bool {
 	return lim.up != nil && max(lim.rel[lim.up[src]], lim.rel[lim.down[dst]]) >= lim.maxRel
 }
 
-// pass2 returns the rates of the flows from sources [lo, hi).
-func (w *worker) pass2(p Pattern, lo, hi int32, lim *limits) rates {
-	out := rates{min: math.Inf(1)}
+// pass2 adds the rates of the flows from sources [lo, hi) to out, in
+// the flows' order (so that a chunk's sum does not depend on the calls
+// it takes).
+func (w *worker) pass2(p Pattern, lo, hi int32, lim *limits, out *rates) {
 	switch {
 	case w.runs != nil:
 		rr, buf := w.runs, w.runBuf
-		sum, least, most := 0.0, math.Inf(1), 0.0
+		sum, least, most, n := out.sum, out.min, out.max, out.n
 		p.Flows(lo, hi, func(src, dst int32) {
 			var worst float64
 			if lim.saturated(src, dst) {
@@ -528,12 +605,13 @@ func (w *worker) pass2(p Pattern, lo, hi int32, lim *limits) rates {
 			sum += rate
 			least = min(least, rate)
 			most = max(most, rate)
+			n++
 		})
 		w.runBuf = buf
-		out = rates{sum, least, most}
+		*out = rates{sum, least, most, n}
 	case w.single != nil:
 		sp, buf, rel := w.single, w.buf, lim.rel
-		sum, least, most := 0.0, math.Inf(1), 0.0
+		sum, least, most, n := out.sum, out.min, out.max, out.n
 		p.Flows(lo, hi, func(src, dst int32) {
 			var worst float64
 			if lim.saturated(src, dst) {
@@ -548,9 +626,10 @@ func (w *worker) pass2(p Pattern, lo, hi int32, lim *limits) rates {
 			sum += rate
 			least = min(least, rate)
 			most = max(most, rate)
+			n++
 		})
 		w.buf = buf
-		out = rates{sum, least, most}
+		*out = rates{sum, least, most, n}
 	default:
 		rate := 0.0
 		onPath := func(links []int32, share float64) {
@@ -578,5 +657,4 @@ func (w *worker) pass2(p Pattern, lo, hi int32, lim *limits) rates {
 			}
 		})
 	}
-	return out
 }

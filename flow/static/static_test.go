@@ -409,26 +409,61 @@ func TestRangeMax(t *testing.T) {
 	}
 }
 
-// TestStop: a run stopped after five chunks of sources (one source a chunk
-// on 16 servers) reports the first five sources' flows, marked
-// interrupted; progress counts every chunk of both passes.
+// TestStop: a run stopped after the flows of five sources (one source a
+// chunk on 16 servers, one worker) reports those sources' flows and
+// loads, marked interrupted, with no rates (the second pass is not
+// started); stopped after three sources of the second pass, it reports
+// every load and the rates of those three sources' 45 flows. On the
+// 4-ary 2-tree under d-mod-k every all-to-all flow crosses its source's
+// link, which carries 15 flows and is a most loaded one: rate 1/15.
 func TestStop(t *testing.T) {
 	tree, err := graph.NewTree(4, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, _ := AllToAll(16)
-	calls, last := 0, 0
-	res, err := Run(route.NewDModK(tree), p, Options{Stop: func() bool { calls++; return calls > 5 },
-		Progress: func(done, _ int) { last = done }})
+	done := 0
+	res, err := Run(route.NewDModK(tree), p, Options{Stop: func() bool { return done >= 5 },
+		Progress: func(d, _ int) { done = d }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Interrupted || res.Sources != 5 || res.Flows != 5*15 || last != 10 {
-		t.Errorf("interrupted %t, %d sources, %d flows, %d chunks done; want true, 5, 75, 10", res.Interrupted, res.Sources, res.Flows, last)
+	if !res.Interrupted || res.Sources != 5 || res.Flows != 5*15 || res.RatedSources != 0 || res.NonRestricted != 0 || done != 5 {
+		t.Errorf("interrupted %t, %d sources, %d flows, %d rated, throughput %v, %d chunks done; want true, 5, 75, 0, 0, 5",
+			res.Interrupted, res.Sources, res.Flows, res.RatedSources, res.NonRestricted, done)
+	}
+	var pairs []Pair
+	for s := range int32(5) {
+		for d := range int32(16) {
+			if d != s {
+				pairs = append(pairs, Pair{s, d})
+			}
+		}
+	}
+	first, err := List(16, pairs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	five, _ := Run(route.NewDModK(tree), first, Options{})
+	if !slices.Equal(res.Load, five.Load) {
+		t.Errorf("loads of the stopped run %v, want those of the first five sources' flows %v", res.Load, five.Load)
+	}
+
+	done = 0
+	res, err = Run(route.NewDModK(tree), p, Options{Stop: func() bool { return done >= 16+3 },
+		Progress: func(d, _ int) { done = d }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Sources != 16 || res.Flows != 16*15 || res.RatedSources != 3 || res.MaxLoad != 15 {
+		t.Errorf("interrupted %t, %d sources, %d flows, %d rated, max load %v; want true, 16, 240, 3, 15",
+			res.Interrupted, res.Sources, res.Flows, res.RatedSources, res.MaxLoad)
+	}
+	if math.Abs(res.NonRestricted-3) > 1e-12 || math.Abs(res.Restricted-3) > 1e-12 || math.Abs(res.MeanRate-1.0/15) > 1e-15 {
+		t.Errorf("rates of 45 flows: non-restricted %v, restricted %v, mean %v; want 3, 3, 1/15", res.NonRestricted, res.Restricted, res.MeanRate)
 	}
 	full, _ := Run(route.NewDModK(tree), p, Options{})
-	if full.Interrupted || full.Sources != 16 || full.Flows != 16*15 {
-		t.Errorf("full run: interrupted %t, %d sources, %d flows", full.Interrupted, full.Sources, full.Flows)
+	if full.Interrupted || full.Sources != 16 || full.RatedSources != 16 || full.Flows != 16*15 || math.Abs(full.NonRestricted-16) > 1e-12 {
+		t.Errorf("full run: interrupted %t, %d sources, %d rated, %d flows, non-restricted %v (want 16)", full.Interrupted, full.Sources, full.RatedSources, full.Flows, full.NonRestricted)
 	}
 }

@@ -26,11 +26,45 @@ const MaxFileLine = 4096
 // ReadGraph reads a graph in the format above; name (the file's name)
 // prefixes the errors, which give the line number.
 func ReadGraph(r io.Reader, name string) (*graph.Graph, error) {
+	return ReadGraphWith(r, name, ReadOptions{})
+}
+
+// ReadOptions bound what ReadGraphWith reads.
+type ReadOptions struct {
+	// Limit, if set, is asked once the number of nodes is known (links
+	// 0), then every time the links read reach a power of two (from
+	// 2^16), with the nodes and links so far: an error it returns ends
+	// the read, prefixed with the file's name and line. For a memory
+	// budget: a file's counts are what its graph will take.
+	Limit func(nodes, links int64) error
+	// Stop, if set, is asked every few thousand lines; once it says to
+	// stop, the read ends with ErrStopped.
+	Stop func() bool
+}
+
+// ErrStopped is what ReadGraphWith returns when ReadOptions.Stop said to
+// stop.
+var ErrStopped = textfile.ErrStopped
+
+// ReadGraphWith is ReadGraph within the bounds of opt. It reads in time
+// and memory linear in the file (the links are kept until the graph is
+// built: 16 bytes each, then the graph's 20).
+func ReadGraphWith(r io.Reader, name string, opt ReadOptions) (*graph.Graph, error) {
 	servers, switches := -1, -1
 	var ls []graph.Link
-	err := textfile.Fields(r, name, MaxFileLine, func(line int, f []string) error {
+	nextCheck := 1 << 16
+	err := textfile.FieldsUntil(r, name, MaxFileLine, opt.Stop, func(line int, f []string) error {
 		fail := func(format string, a ...any) error {
 			return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
+		}
+		limit := func() error {
+			if opt.Limit == nil {
+				return nil
+			}
+			if err := opt.Limit(int64(servers)+int64(switches), int64(len(ls))); err != nil {
+				return fail("%v", err)
+			}
+			return nil
 		}
 		switch f[0] {
 		case "servers", "switches":
@@ -49,6 +83,7 @@ func ReadGraph(r io.Reader, name string) (*graph.Graph, error) {
 				if int64(servers)+int64(switches) > graph.MaxNodes {
 					return fail("servers + switches: %d is not allowed: must be at most %d", int64(servers)+int64(switches), graph.MaxNodes)
 				}
+				return limit()
 			default:
 				return fail("%s: must appear once, servers first, then switches, before any link", f[0])
 			}
@@ -89,6 +124,10 @@ func ReadGraph(r io.Reader, name string) (*graph.Graph, error) {
 			ls = append(ls, graph.Link{From: u, To: v, Capacity: c})
 			if f[0] == "cable" {
 				ls = append(ls, graph.Link{From: v, To: u, Capacity: c})
+			}
+			if len(ls) >= nextCheck {
+				nextCheck *= 2
+				return limit()
 			}
 		default:
 			return fail("unknown statement %q: must be servers, switches, cable or link", f[0])

@@ -96,10 +96,21 @@ type Options struct {
 	// are not serialized.
 	SerialSends bool
 
+	// Limit, if set, is asked with the number of flows built so far every
+	// time it reaches a power of two (from 2^16): an error it returns
+	// ends the build (for a memory budget). Stop, if set, is asked every
+	// few thousand records; once it says to stop, the build ends with
+	// ErrStopped.
+	Limit func(flows int64) error
+	Stop  func() bool
+
 	// reversed replays every message from its receiver to its sender,
 	// as INRFlow's reader did: for the direction test only.
 	reversed bool
 }
+
+// ErrStopped is what Build returns when Options.Stop said to stop.
+var ErrStopped = errors.New("trace: stopped before it was read")
 
 // MaxCPUFactor bounds Options.CPUFactor.
 const MaxCPUFactor = 1e9
@@ -208,7 +219,23 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 		}
 		return nil
 	}
-	for {
+	nextCheck := 1 << 16
+	limit := func() error {
+		if opt.Limit == nil || len(p.Flows) < nextCheck {
+			return nil
+		}
+		for nextCheck <= len(p.Flows) {
+			nextCheck *= 2
+		}
+		return opt.Limit(int64(len(p.Flows)))
+	}
+	for records := 1; ; records++ {
+		if opt.Stop != nil && records%4096 == 0 && opt.Stop() {
+			return nil, ErrStopped
+		}
+		if err := limit(); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
@@ -296,6 +323,9 @@ func Build(rd *vef.Reader, servers int, opt Options) (*Plan, error) {
 			return nil, fmt.Errorf("collective G%d: %w", gid, err)
 		}
 		p.lower(c, m, opt.reversed)
+		if err := limit(); err != nil {
+			return nil, fmt.Errorf("collective G%d: %w", gid, err)
+		}
 	}
 	for _, x := range fix {
 		c := colls[x.gid]

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/opasim/opasim/flow/dynamic"
+	"github.com/opasim/opasim/flow/static"
 	"github.com/opasim/opasim/flow/trace"
 	"github.com/opasim/opasim/workloads/collective"
 	"github.com/opasim/opasim/workloads/vef"
@@ -128,6 +129,56 @@ func (a App) check() (it, edge int, err error) {
 		return 0, 0, fmt.Errorf("application pattern: %q is not allowed for %s: only a bench takes a pattern", a.Pattern, a.Kind)
 	}
 	return it, edge, err
+}
+
+// MaxFlows bounds the number of flows FlowsAndBarriers would build,
+// without building them (a bench's pattern's flows are counted, up to
+// just past limit): exact for every kind but the collectives, bounded
+// there by every rank taking part in every round. It saturates at 2^62,
+// and returns an error if the application is not valid.
+func (a App) MaxFlows(limit int64) (int64, error) {
+	it, edge, err := a.check()
+	if err != nil {
+		return 0, err
+	}
+	n, i := int64(a.Tasks), int64(it)
+	mul := func(xs ...int64) int64 { // saturating at 2^62
+		p := int64(1)
+		for _, x := range xs {
+			if x > 0 && p > (1<<62)/x {
+				return 1 << 62
+			}
+			p *= x
+		}
+		return p
+	}
+	switch a.Kind {
+	case Stencil2D:
+		return mul(i, n, 4), nil
+	case Stencil3D:
+		return mul(i, n, 6), nil
+	case Sweep2D: // per sweep, d·(tasks − tasks/edge) sends, then one end marker
+		return mul(i, n-n/int64(edge), 2) + 1, nil
+	case Sweep3D:
+		return mul(i, n-n/int64(edge), 3) + 1, nil
+	case Allreduce, Broadcast, Alltoall:
+		op := map[string]vef.Op{Allreduce: vef.Allreduce, Broadcast: vef.Broadcast, Alltoall: vef.Alltoall}[a.Kind]
+		spec := collective.Spec{Op: op, Size: a.Tasks}
+		return mul(i, n, 1+2*int64(spec.Rounds())), nil
+	case NBody:
+		return mul(i, n-1, n), nil
+	case MapReduce: // scatter, shuffle, gather
+		return mul(n, n) + n - 2, nil
+	case Unstructured, DCNTraffic:
+		return mul(i, n), nil
+	case Bench:
+		p, err := Build(Spec{Name: a.Pattern}, a.Tasks, a.Seed)
+		if err != nil {
+			return 0, fmt.Errorf("application pattern: %w", err)
+		}
+		return mul(i, static.CountFlows(p, limit)) + i - 1, nil // and the barriers between rounds
+	}
+	return 0, fmt.Errorf("application kind: %q is not allowed", a.Kind)
 }
 
 // Flows builds the application's flows.

@@ -123,8 +123,8 @@ func (m *Markov) check(prefix string, servers int) []string {
 			add("%s: %v is not allowed: must be in [0, %g]", x.name, x.v, MaxMarkovValue)
 		}
 	}
-	if m.MaxPhases < 0 {
-		add("max_phases: %d is not allowed: must be at least 0 (0: 1000)", m.MaxPhases)
+	if m.MaxPhases < 0 || m.MaxPhases > MaxMarkovPhases {
+		add("max_phases: %d is not allowed: must be in [0, %d] (0: 1000)", m.MaxPhases, MaxMarkovPhases)
 	}
 	return errs
 }
@@ -174,6 +174,33 @@ func (m *Markov) Walk() []int {
 	}
 	return walk
 }
+
+// MaxFlows bounds the flows Flows (or FlowsOn, whose storage flows are at
+// most two a task) would build, without drawing the walk: every phase up
+// to the bound on phases (max_phases, 0: 1,000, and init and end) with
+// the most flows a phase may have — the comm pattern's (counted up to
+// limit) or two a task — and its end barrier. It saturates at 2^62.
+func (m *Markov) MaxFlows(limit int64) int64 {
+	phases := int64(m.MaxPhases)
+	if phases == 0 {
+		phases = 1000
+	}
+	phases += 2
+	per := 2 * int64(m.Tasks)
+	if m.Comm.Name != "" && m.Tasks >= 2 {
+		if comm, err := Build(m.Comm, m.Tasks, m.Seed); err == nil {
+			per = max(per, static.CountFlows(comm, limit))
+		}
+	}
+	per++
+	if phases > (1<<62)/per {
+		return 1 << 62
+	}
+	return phases * per
+}
+
+// MaxMarkovPhases bounds max_phases.
+const MaxMarkovPhases = 1 << 24
 
 // Flows draws the walk and turns it into causal flows for the dynamic
 // engine: each phase starts when the previous one has ended (a barrier
