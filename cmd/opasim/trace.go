@@ -23,7 +23,7 @@ func newTraceCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return badInput(fmt.Errorf("%s needs a subcommand: %s (see --help)", cmd.CommandPath(), strings.Join(subcommandNames(cmd), ", ")))
 		}}
-	trace.AddCommand(newTraceGenCmd(), newTraceCompareCmd(), newTraceSweepCmd(), newTraceRecordCmd())
+	trace.AddCommand(newTraceGenCmd(), newTraceCompareCmd(), newTraceSweepCmd(), newTraceRecordCmd(), newTraceStatsCmd())
 	return trace
 }
 
