@@ -90,6 +90,7 @@ func TestSignalsStopCleanly(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		defer cmd.Process.Kill() // a run the test gave up on does not outlive it
 		waitWorked(t, cmd.Process.Pid, 500*time.Millisecond)
 		if err := cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)
