@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -124,6 +125,7 @@ func (s *Scraper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body = s.gzipped(p)
 		h.Set("Content-Encoding", "gzip")
 	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	_, _ = w.Write(body)
 }
 
