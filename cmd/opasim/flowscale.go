@@ -26,6 +26,7 @@ func newFlowScaleCmd() *cobra.Command {
 		maxServers, perServer int
 		workers               int
 		seed                  uint64
+		progress              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "scale",
@@ -62,13 +63,25 @@ Families: ` + strings.Join(scale.FamilyNames(), ", ") + ` (docs/flow.md lists th
 			}
 			w := cmd.OutOrStdout()
 			ctx, stopped := onSignals(cmd.Context())
+			instances := 0
+			for _, f := range fams {
+				instances += len(f.Sizes)
+			}
+			bar := startProgress(cmd.ErrOrStderr(), progress, "flow scale", "instances measured", "measuring %d instances of %d families", instances, len(fams))
+			done := 0
 			pts, err := scale.Run(ctx, fams, spec, seed, workers, func(p scale.Point) {
+				done++
+				bar.set(int64(done), int64(instances))
 				fmt.Fprintf(w, "%-14s %-44s %9d servers  NR %12.6g  R %12.6g  per port %.4f / %.4f  (%.2f s)\n",
 					p.Family, p.Topology, p.Servers, p.NonRestricted, p.Restricted, p.NonRestrictedPerPort, p.RestrictedPerPort, p.Seconds)
 			})
+			bar.finish()
 			sig := stopped()
 			if err != nil {
 				return badInput(err)
+			}
+			if sig != nil {
+				fmt.Fprintf(w, "INTERRUPTED: %d instances measured (the one under way left out); scale.csv, scale.json and the figures hold those\n", len(pts))
 			}
 			if err := writeScale(out, pts); err != nil {
 				return err
@@ -84,6 +97,7 @@ Families: ` + strings.Join(scale.FamilyNames(), ", ") + ` (docs/flow.md lists th
 	fl.IntVar(&perServer, "flows-per-server", 1, "uniform and the like: flows a server")
 	fl.IntVar(&workers, "workers", 0, "goroutines routing flows (0: one per core)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the pattern and the random topologies")
+	fl.BoolVar(&progress, "progress", true, "show the progress on stderr: a bar on a terminal, else a line as the study starts and at each tenth of it")
 	return cmd
 }
 
@@ -144,6 +158,7 @@ func newFlowAppsCmd() *cobra.Command {
 		limit               time.Duration
 		seed                uint64
 		quantum             float64
+		progress            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "apps",
@@ -185,11 +200,15 @@ error docs/flow.md measures, for runs whose cost is one solve per start time); t
 			}
 			w := cmd.OutOrStdout()
 			ctx, stopped := onSignals(cmd.Context())
+			startProgress(cmd.ErrOrStderr(), progress, "flow apps", "", "running %d applications on %d topologies", len(as), len(ts))
 			pts, err := scale.RunAppsWith(ctx, ts, as, scale.AppOptions{Seed: seed, RunLimit: limit, Routings: routings, StartQuantum: quantum, Multipath: multipath,
 				Done: func(p scale.AppPoint) { fmt.Fprintln(w, appLine(p)) }})
 			sig := stopped()
 			if err != nil {
 				return err
+			}
+			if sig != nil {
+				fmt.Fprintf(w, "INTERRUPTED: %d runs reported; apps.csv, apps.json and the figures hold those\n", len(pts))
 			}
 			if err := writeApps(out, pts); err != nil {
 				return err
@@ -207,6 +226,7 @@ error docs/flow.md measures, for runs whose cost is one solve per start time); t
 	cmd.Flags().StringSliceVar(&merge, "merge", nil, "run nothing: write the points of these directories' apps.json together, and their figures, to --out")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the random topologies")
 	cmd.Flags().Float64Var(&quantum, "start-quantum", 0, "round every flow's start time up to a multiple of this (0: exact; a cheaper model, see docs/flow.md)")
+	cmd.Flags().BoolVar(&progress, "progress", true, "say on stderr, when it is not a terminal, that the study starts (each run's line follows on stdout)")
 	return cmd
 }
 
@@ -272,6 +292,9 @@ func appLine(p scale.AppPoint) string {
 	times := fmt.Sprintf("(%.2f s, %.2f CPU-s)", p.Seconds, p.CPUSeconds)
 	if p.StartQuantum > 0 {
 		times += fmt.Sprintf(" starts on a grid of %g", p.StartQuantum)
+	}
+	if p.Unfinished && p.Interrupted {
+		return head + fmt.Sprintf("INTERRUPTED: %d of %d flows completed, the last at time %.6g  %s", p.Completed, p.Flows, p.Reached, times)
 	}
 	if p.Unfinished {
 		return head + fmt.Sprintf("NOT FINISHED within the run limit: %d of %d flows completed, the last at time %.6g  %s", p.Completed, p.Flows, p.Reached, times)

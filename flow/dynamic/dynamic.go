@@ -141,7 +141,10 @@ type listWorkload struct {
 }
 
 func (w *listWorkload) Init(e *Engine) error {
-	for _, i := range w.order {
+	for k, i := range w.order {
+		if k%(1<<16) == 0 && k > 0 && e.Interrupted() {
+			return nil // adding a long list is work too: stop with the flows added so far
+		}
 		f := w.flows[i]
 		w.after = w.after[:0]
 		for _, d := range f.Deps {

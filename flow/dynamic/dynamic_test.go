@@ -254,6 +254,33 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// TestInterruptWhileAdding: a list of 2^16 + 5 flows whose interrupt
+// says to stop from the start stops while its flows are added (asked
+// once, at the 2^16th), before any batch: nothing completes, nothing is
+// reported unfinished.
+func TestInterruptWhileAdding(t *testing.T) {
+	r := ring(t, 1)
+	flows := make([]Flow, 1<<16+5)
+	for i := range flows {
+		flows[i] = Flow{Src: int32(i % 4), Dst: int32((i + 1) % 4), Size: 1}
+	}
+	asked := 0
+	res, err := RunWith(r, flows, Options{Interrupt: func() bool { asked++; return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	for _, f := range res.Finish {
+		if !math.IsInf(f, 1) {
+			done++
+		}
+	}
+	if !res.Interrupted || asked != 1 || res.Batches != 0 || done != 0 || res.Unfinished != 0 {
+		t.Errorf("interrupted %t after %d questions, %d batches, %d completed, %d unfinished; want true, 1, 0, 0, 0",
+			res.Interrupted, asked, res.Batches, done, res.Unfinished)
+	}
+}
+
 // sequentialAllToAll is all-to-all as a NIC sends it message by message:
 // server s sends to s+1, s+2, ... (mod n), each flow after the previous
 // one of its server; it returns the makespan and the mean completion.

@@ -315,6 +315,16 @@ func (e *Engine) WakeAt(t float64) error {
 // pending wake-ups are dropped.
 func (e *Engine) Stop() { e.stop = true }
 
+// Interrupted asks Options.Interrupt, for a workload doing long work
+// between events: if it says to stop, the run ends as after a batch when
+// it does (Stats.Interrupted) and Interrupted returns true.
+func (e *Engine) Interrupted() bool {
+	if e.interrupt != nil && e.interrupt() {
+		e.stop, e.stats.Interrupted = true, true
+	}
+	return e.stats.Interrupted
+}
+
 // Run runs the workload until no flow is left and no wake-up is pending,
 // or until the workload calls Stop.
 func (e *Engine) Run(w Workload) (Stats, error) {

@@ -158,6 +158,9 @@ type AppPoint struct {
 	Unfinished bool    `json:"unfinished,omitempty"`
 	Reached    float64 `json:"reached,omitempty"`   // unfinished: the time of the last completion before it stopped (0: none)
 	Completed  int     `json:"completed,omitempty"` // unfinished: the flows completed by then
+	// Interrupted: a cancelled context (a signal), not the run limit,
+	// stopped the unfinished run.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// StartQuantum is the grid the run's start times were rounded up to
 	// (AppOptions.StartQuantum; 0: exact start times).
 	StartQuantum float64 `json:"start_quantum,omitempty"`
@@ -305,6 +308,7 @@ func runApp(ctx context.Context, net *spec.Network, a workload.App, limit time.D
 	// every flow completed is finished.
 	if left := countInf(res.Finish); res.Interrupted && left > 0 {
 		pt.Unfinished, pt.Makespan, pt.Reached, pt.Completed = true, 0, res.Makespan, len(flows)-left
+		pt.Interrupted = ctx.Err() != nil
 	}
 	return pt, nil
 }

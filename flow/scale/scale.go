@@ -166,7 +166,8 @@ func Describe(t spec.Topology) string {
 
 // Run measures every instance of families under pattern p (seed, workers
 // as in spec.Config), in order; done is called after each. A cancelled ctx
-// stops before the next instance, returning what was measured.
+// stops the instance under way (left out: not measured) and the rest,
+// returning what was measured.
 func Run(ctx context.Context, families []Family, p workload.Spec, seed uint64, workers int, done func(Point)) ([]Point, error) {
 	var out []Point
 	for _, f := range families {
@@ -184,9 +185,12 @@ func Run(ctx context.Context, families []Family, p workload.Spec, seed uint64, w
 			if err != nil {
 				return out, err
 			}
-			r, err := static.Run(net.Router, pat, static.Options{Workers: workers})
+			r, err := static.Run(net.Router, pat, static.Options{Workers: workers, Stop: func() bool { return ctx.Err() != nil }})
 			if err != nil {
 				return out, fmt.Errorf("%s %s: %w", f.Name, Describe(t), err)
+			}
+			if r.Interrupted {
+				return out, nil
 			}
 			pt := Point{Family: f.Name, Topology: Describe(t), Servers: net.Graph.NumServers(), Switches: net.Graph.NumSwitches(),
 				Links: net.Graph.NumLinks(), Routing: r.Routing, Flows: r.Flows, MaxLoad: r.MaxLoad, MeanHops: r.MeanHops,
