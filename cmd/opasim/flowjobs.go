@@ -136,7 +136,11 @@ the figures utilization and jobs (png, svg) to --out.`,
 					}
 				}
 				est := spec.AddBytes(spec.MulBytes(n, jobBytes), cfg.DynamicBytes(net, flows))
-				return budget.Check(est, fmt.Sprintf("%s (about %d B a job, and %d flows of jobs running at once at most)", what, jobBytes, flows))
+				how := fmt.Sprintf("about %d B a job", jobBytes)
+				if flows > 0 {
+					how += fmt.Sprintf(", and %d flows of the jobs running at once at most", flows)
+				}
+				return budget.Check(est, fmt.Sprintf("%s (%s)", what, how))
 			}
 			var js []jobs.Job
 			if stream != "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -30,6 +31,28 @@ func TestHostileFlowInput(t *testing.T) {
 	// 1 sends only after its own part ended, which needs task 0's send.
 	stall := write("stall.vef", "VEF 2 1 1 1 2 FALSE\nC0 0 1\nG0 0 2 1 8 8 0 0 -1\n0 1 0 8 3 0 G0\nG0 0 2 0 8 8 2 0 0\n")
 	capacity0 := write("capacity.yaml", "topology: {preset: tree-8ary-2, capacity: 0}\n")
+	// Two million servers and a switch: 2,000,001 nodes at 88 B each (2
+	// workers) is 168 MiB, past a budget of 64 MiB, refused at line 2.
+	wide := write("wide.txt", "servers 2000000\nswitches 1\n")
+	wideCfg := write("wide.yaml", "topology: {kind: file, file: "+wide+"}\n")
+	// 40,000 cables of 10 switches: the links pass 2^16 at line 32,770,
+	// 65,536 links at 100 B, 6.3 MiB, past a budget of 1 MiB.
+	var cables strings.Builder
+	cables.WriteString("servers 2\nswitches 10\n")
+	for i := range 40000 {
+		fmt.Fprintf(&cables, "cable %d %d\n", 2+i%10, 2+(i+1)%10)
+	}
+	dense := write("dense.txt", cables.String())
+	denseCfg := write("dense.yaml", "topology: {kind: file, file: "+dense+"}\nmemory_budget_mb: 1\n")
+	// 5,000 jobs: at 3,000 B each, 4,096 of them pass a budget of 1 MiB.
+	var jobs strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&jobs, "%d 2 10\n", i)
+	}
+	stream := write("stream.txt", jobs.String())
+	// A header that announces a billion messages.
+	billion := write("billion.vef", "VEF 2 1000000000 1 0 0 FALSE\nC0 0 1\n0 0 1 8 0 0 -1\n")
+	phases := write("phases.yaml", strings.Replace(string(study), "max_phases: 30", "max_phases: 1000000000", 1))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -62,6 +85,42 @@ func TestHostileFlowInput(t *testing.T) {
 			[]string{"topology.capacity (--capacity)", "-1", "(0, 1e300]"}},
 		{"jobs at capacity 0", []string{"flow", "jobs", "--preset", "tree-8ary-2", "--capacity", "0", "--out", dir},
 			[]string{"topology.capacity (--capacity)", ": 0 is not allowed"}},
+
+		// Estimates before work, against the memory budget.
+		{"a billion FCFS applications", []string{"flow", "fcfs", "--apps", "1000000000", "--memory-budget-mb", "1024"},
+			[]string{"--apps 1000000000", "64 B an application", "about 59.6 GiB", "more than the budget of 1.0 GiB", "--memory-budget-mb"}},
+		{"a hundred million FCFS applications", []string{"flow", "fcfs", "--apps", "100000000", "--memory-budget-mb", "1024"},
+			[]string{"--apps 100000000", "about 6.1 GiB", "budget of 1.0 GiB"}},
+		{"FCFS applications beyond int32", []string{"flow", "fcfs", "--apps", "3000000000", "--memory-budget-mb", "1073741824"},
+			[]string{"fcfs apps (--apps)", "3000000000", "[0, 2147483647]"}},
+		{"a negative budget", []string{"flow", "fcfs", "--memory-budget-mb", "-1"},
+			[]string{"--memory-budget-mb", "-1", "[0, 1073741824] MiB"}},
+		{"a hundred million jobs", []string{"flow", "jobs", "--preset", "tree-8ary-2", "--jobs", "100000000", "--memory-budget-mb", "1024", "--out", dir},
+			[]string{"--jobs 100000000", "3000 B a job", "about 279.4 GiB", "budget of 1.0 GiB"}},
+		{"a job stream past the budget", []string{"flow", "jobs", "--preset", "tree-8ary-2", "--stream", stream, "--memory-budget-mb", "1", "--out", dir},
+			[]string{"stream.txt:4097", "--stream", "4096 jobs so far", "budget of 1 MiB"}},
+		{"negative jobs", []string{"flow", "jobs", "--preset", "tree-8ary-2", "--jobs", "-1", "--out", dir},
+			[]string{"generator jobs (--jobs)", "-1", "[0, 2147483648]"}},
+		{"a rate of 0", []string{"flow", "jobs", "--preset", "tree-8ary-2", "--rate", "0", "--out", dir},
+			[]string{"generator rate (--rate)", "0", "positive and finite"}},
+		{"an overestimate below 1", []string{"flow", "jobs", "--preset", "tree-8ary-2", "--overestimate", "0.5", "--out", dir},
+			[]string{"generator overestimate (--overestimate)", "0.5", "[1, 1e6]"}},
+		{"FCFS interval NaN", []string{"flow", "fcfs", "--interval", "NaN"},
+			[]string{"fcfs interval (--interval)", "NaN", "[0, 1e300]"}},
+		{"a graph file of two million servers", []string{"flow", "static", "--config", wideCfg, "--workers", "2", "--memory-budget-mb", "64"},
+			[]string{"topology.file", "wide.txt:2", "2000001 nodes", "about 168 MiB", "budget of 64 MiB"}},
+		{"a graph file's links past the budget", []string{"flow", "static", "--config", denseCfg, "--workers", "2"},
+			[]string{"topology.file", "dense.txt:32770", "65536 links", "budget of 1 MiB", "memory_budget_mb: 1"}},
+		{"the static engine past the budget", []string{"flow", "static", "--preset", "tree-32ary-4", "--workers", "2", "--memory-budget-mb", "256"},
+			[]string{"static engine on 1048576 servers", "--workers", "budget of 256 MiB"}},
+		{"a dynamic all-to-all past the budget", []string{"flow", "dynamic", "--preset", "tree-16ary-3", "--memory-budget-mb", "512"},
+			[]string{"pattern all-to-all (--pattern) on 4096 servers", "more than", "flows", "budget of 512 MiB"}},
+		{"an application past the budget", []string{"flow", "dynamic", "--preset", "tree-16ary-3", "--app", "nbody", "--iterations", "1000", "--memory-budget-mb", "1024"},
+			[]string{"app nbody (--app) of 4096 tasks", "1000 iterations (--iterations)", "16773120000 flows", "about 9.8 TiB"}},
+		{"a trace announcing a billion messages", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--trace", billion, "--memory-budget-mb", "1024"},
+			[]string{"trace.file", "billion.vef", "1000000000 messages", "about 596.0 GiB", "budget of 1.0 GiB"}},
+		{"a billion Markov phases", []string{"flow", "dynamic", "--config", phases},
+			[]string{"apps[0].markov.max_phases", "1000000000", "[0, 16777216]"}},
 	} {
 		expectRefused(t, tc.name, tc.args, tc.want)
 	}
