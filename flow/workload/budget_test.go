@@ -53,3 +53,33 @@ func TestCountFlows(t *testing.T) {
 		t.Errorf("all-to-all of 100 counted to 1000: %d, want just past 1000 (a source's 99 at most)", got)
 	}
 }
+
+// TestMarkovMaxFlows: a walk that never leaves comm and write until
+// max_phases forces the end has every phase but init and end at its
+// most flows (all-to-all among 8 tasks: 56; a write: 8), so its flows
+// stay within the bound: (max_phases + 2) phases of 56 flows and a
+// barrier each.
+func TestMarkovMaxFlows(t *testing.T) {
+	m := Markov{Tasks: 8, CommSize: 1, WriteSize: 1, MaxPhases: 50, Storage: []int32{9}, Comm: Spec{Name: "all-to-all"}}
+	m.Matrix[PhaseInit][PhaseComm] = 1
+	m.Matrix[PhaseComm][PhaseWrite] = 1
+	m.Matrix[PhaseWrite][PhaseComm] = 0.999
+	m.Matrix[PhaseWrite][PhaseEnd] = 0.001
+	for _, ph := range []int{PhaseComp, PhaseRead, PhaseEnd} {
+		m.Matrix[ph][PhaseEnd] = 1
+	}
+	bound := m.MaxFlows(1 << 40)
+	if bound != 52*57 {
+		t.Errorf("bound %d, want 52 phases of 57 flows, %d", bound, 52*57)
+	}
+	for seed := range uint64(20) {
+		m.Seed = seed
+		flows, walk, err := m.Flows(10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int64(len(flows)) > bound {
+			t.Errorf("seed %d: %d flows in %d phases, over the bound %d", seed, len(flows), len(walk), bound)
+		}
+	}
+}
