@@ -22,9 +22,9 @@ func BenchmarkSpaceFitsTake(b *testing.B) {
 func BenchmarkInbox(b *testing.B) {
 	var in inbox
 	for i := 0; i < b.N; i++ {
-		in.Push(messages.Msg{At: clockOf(i % 97), Src: messages.CompID(i % 5)})
-		if len(in.msgs) > 64 {
-			for len(in.msgs) > 0 {
+		in.Push(&messages.Msg{At: clockOf(i % 97), Src: messages.CompID(i % 5)})
+		if len(in.keys) > 64 {
+			for len(in.keys) > 0 {
 				in.Pop()
 			}
 		}

@@ -43,7 +43,6 @@ type core struct {
 	lastEval []clock.Cycle
 	pending  []clock.Cycle // per unit: the earliest timer set since its last evaluation
 	now      clock.Cycle
-	cur      messages.Msg // the message being applied (kept here so it does not escape)
 }
 
 func newCore(id messages.CompID, units int) core {
@@ -58,7 +57,7 @@ func (c *core) ID() messages.CompID { return c.id }
 
 func (c *core) Deliver(msgs []messages.Msg) {
 	for i := range msgs {
-		c.in.Push(msgs[i])
+		c.in.Push(&msgs[i])
 	}
 }
 
@@ -86,8 +85,7 @@ func (c *core) run(h handler, to clock.Cycle, out *Outbox) clock.Cycle {
 		}
 		c.now = t
 		for c.in.Top() == t {
-			c.cur = c.in.Pop()
-			h.apply(&c.cur, out)
+			h.apply(c.in.Pop(), out)
 		}
 		for c.tm.Top() == t {
 			u := c.tm.Pop().Unit

@@ -125,7 +125,7 @@ func TestInbox(t *testing.T) {
 		{At: 5, Src: 3}, {At: 5, Src: 1, Tag: 1}, {At: 2, Src: 9}, {At: 5, Src: 1, Tag: 2}, {At: 5, Src: 1, Tag: 3}, {At: 8, Src: 0},
 	} {
 		m.Count = int32(i)
-		b.Push(m)
+		b.Push(&m)
 	}
 	if len(b.Pending()) != 6 || b.Top() != 2 {
 		t.Fatalf("%d pending, top %d; want 6, 2", len(b.Pending()), b.Top())

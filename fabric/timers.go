@@ -63,74 +63,109 @@ func (h *timers) Pop() timer {
 	return t
 }
 
-// inbox is a min-heap of messages by effect cycle, ties by sender and then
-// by arrival order. One sender's messages arrive in the order it sent them
-// under every engine, so the order in which a component applies its
-// messages does not depend on the engine or on scheduling.
+// inbox holds the messages a component has not applied yet and gives them
+// out by effect cycle, ties by sender and then by arrival order. One
+// sender's messages arrive in the order it sent them under every engine,
+// so the order in which a component applies its messages does not depend
+// on the engine or on scheduling.
+//
+// The messages stay where they were stored (slots of msgs, reused through
+// free); the heap orders small keys that name them, so that a push or a
+// pop moves 24-byte keys rather than whole messages.
 type inbox struct {
 	msgs []messages.Msg
-	seq  []uint64
+	free []int32 // slots of msgs not in use
+	keys []inboxKey
 	next uint64
 }
 
-func (b *inbox) less(i, j int) bool {
-	x, y := &b.msgs[i], &b.msgs[j]
-	if x.At != y.At {
-		return x.At < y.At
-	}
-	if x.Src != y.Src {
-		return x.Src < y.Src
-	}
-	return b.seq[i] < b.seq[j]
+// inboxKey orders one stored message: effect cycle, sender, arrival.
+type inboxKey struct {
+	at   clock.Cycle
+	seq  uint64
+	src  messages.CompID
+	slot int32
 }
 
-func (b *inbox) swap(i, j int) {
-	b.msgs[i], b.msgs[j] = b.msgs[j], b.msgs[i]
-	b.seq[i], b.seq[j] = b.seq[j], b.seq[i]
+func (a *inboxKey) less(b *inboxKey) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.src != b.src {
+		return a.src < b.src
+	}
+	return a.seq < b.seq
 }
 
-func (b *inbox) Push(m messages.Msg) {
-	b.msgs = append(b.msgs, m)
-	b.seq = append(b.seq, b.next)
+// Push stores a copy of *m.
+func (b *inbox) Push(m *messages.Msg) {
+	var slot int32
+	if n := len(b.free); n > 0 {
+		slot = b.free[n-1]
+		b.free = b.free[:n-1]
+		b.msgs[slot] = *m
+	} else {
+		slot = int32(len(b.msgs))
+		b.msgs = append(b.msgs, *m)
+	}
+	k := inboxKey{at: m.At, seq: b.next, src: m.Src, slot: slot}
 	b.next++
-	for i := len(b.msgs) - 1; i > 0; {
+	b.keys = append(b.keys, k)
+	s := b.keys
+	i := len(s) - 1
+	for i > 0 {
 		p := (i - 1) / 2
-		if !b.less(i, p) {
+		if !k.less(&s[p]) {
 			break
 		}
-		b.swap(i, p)
+		s[i] = s[p]
 		i = p
 	}
+	s[i] = k
 }
 
 func (b *inbox) Top() clock.Cycle {
-	if len(b.msgs) == 0 {
+	if len(b.keys) == 0 {
 		return clock.Never
 	}
-	return b.msgs[0].At
+	return b.keys[0].at
 }
 
-func (b *inbox) Pop() messages.Msg {
-	m := b.msgs[0]
-	n := len(b.msgs) - 1
-	b.swap(0, n)
-	b.msgs, b.seq = b.msgs[:n], b.seq[:n]
-	for i := 0; ; {
-		l, r, k := 2*i+1, 2*i+2, i
-		if l < n && b.less(l, k) {
-			k = l
+// Pop takes the first message out. It stays valid until the next Push.
+func (b *inbox) Pop() *messages.Msg {
+	s := b.keys
+	slot := s[0].slot
+	n := len(s) - 1
+	last := s[n]
+	s = s[:n]
+	b.keys = s
+	if n > 0 {
+		i := 0
+		for {
+			c := 2*i + 1
+			if c >= n {
+				break
+			}
+			if r := c + 1; r < n && s[r].less(&s[c]) {
+				c = r
+			}
+			if !s[c].less(&last) {
+				break
+			}
+			s[i] = s[c]
+			i = c
 		}
-		if r < n && b.less(r, k) {
-			k = r
-		}
-		if k == i {
-			break
-		}
-		b.swap(i, k)
-		i = k
+		s[i] = last
 	}
-	return m
+	b.free = append(b.free, slot)
+	return &b.msgs[slot]
 }
 
 // Pending lists the messages not yet taken (for the conservation check).
-func (b *inbox) Pending() []messages.Msg { return b.msgs }
+func (b *inbox) Pending() []messages.Msg {
+	out := make([]messages.Msg, 0, len(b.keys))
+	for i := range b.keys {
+		out = append(out, b.msgs[b.keys[i].slot])
+	}
+	return out
+}
