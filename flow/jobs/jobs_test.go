@@ -1,7 +1,6 @@
 package jobs
 
 import (
-	"github.com/opasim/opasim/flow/workload"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -222,29 +221,6 @@ func TestReadStream(t *testing.T) {
 			t.Errorf("%q: %v, want %q", c.src, err, c.want)
 		}
 	}
-}
-
-func FuzzReadStream(f *testing.F) {
-	f.Add("0 2 10\n1 4 5 8\n")
-	f.Add("# x\n1e3 1 0\n")
-	f.Add("0 2 1 0 nbody,size=3,iterations=2\n")
-	f.Fuzz(func(t *testing.T, src string) {
-		jobs, err := ReadStream(strings.NewReader(src), "fuzz")
-		if err != nil {
-			return
-		}
-		for _, j := range jobs {
-			if j.Size < 1 || !(j.Arrival >= 0) || !(j.Runtime >= 0) || !(j.Estimate >= 0) {
-				t.Fatalf("%+v from %q", j, src)
-			}
-			if j.App != "" {
-				app, err := JobApp(j.App, workload.App{})
-				if err != nil || app.Iterations < 0 || !(app.Size >= 0) || !(app.Compute >= 0) {
-					t.Fatalf("%+v from %q: application %+v, %v", j, src, app, err)
-				}
-			}
-		}
-	})
 }
 
 // TestGenerate: the mean gap between arrivals and the mean runtime come
