@@ -380,6 +380,7 @@ func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
+	res.Config = cfg // with the preset resolved
 	res.Servers, res.Switches, res.Links, res.GraphBytes = net.Graph.NumServers(), net.Graph.NumSwitches(), net.Graph.NumLinks(), net.Graph.MemoryBytes()
 	res.FailedCables, res.BuildSecs = net.FailedCables, time.Since(began).Seconds()
 	if engine == "static" {
