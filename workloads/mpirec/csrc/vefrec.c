@@ -21,8 +21,8 @@
  *      collective part): every later record depends on it, after the
  *      computation done since;
  *   C  a communicator: its id and members (world ranks, in rank order);
- *   M  a marker: a line the program printed (through printf, fprintf,
- *      fputs, puts or fwrite) that starts with one of the prefixes in
+ *   M  a marker: a line the program printed (through printf, fprintf, their
+ *      fortified forms, fputs, puts or fwrite) that starts with one of the prefixes in
  *      VEFREC_MARKS (separated by '|');
  *   N, U  calls made, and calls whose communication a VEF trace cannot
  *      express (one-sided, MPI-IO, …), by name, at MPI_Finalize;
@@ -1706,6 +1706,39 @@ int vfprintf(FILE *f, const char *fmt, va_list ap)
 	if (f != out)
 		check_markv(fmt, ap);
 	return real(f, fmt, ap);
+}
+
+/* the fortified forms, which programs built with _FORTIFY_SOURCE call */
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap);
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...);
+int __printf_chk(int flag, const char *fmt, ...);
+
+int __vfprintf_chk(FILE *f, int flag, const char *fmt, va_list ap)
+{
+	static int (*real)(FILE *, int, const char *, va_list);
+	if (!real)
+		real = (int (*)(FILE *, int, const char *, va_list))dlsym(RTLD_NEXT, "__vfprintf_chk");
+	if (f != out)
+		check_markv(fmt, ap);
+	return real(f, flag, fmt, ap);
+}
+
+int __fprintf_chk(FILE *f, int flag, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = __vfprintf_chk(f, flag, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+int __printf_chk(int flag, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = __vfprintf_chk(stdout, flag, fmt, ap);
+	va_end(ap);
+	return n;
 }
 
 int fprintf(FILE *f, const char *fmt, ...)
