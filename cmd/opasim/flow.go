@@ -686,9 +686,18 @@ func runApps(ctx context.Context, stderr io.Writer, showProgress bool, net *spec
 	if c := cfg.Dynamic.RateCap; c != 0 {
 		return badInput(fmt.Errorf("dynamic.rate_cap: %v is not allowed with apps (the storage study): must be 0", c))
 	}
+	// The applications' fields first (the estimate reads them), then the
+	// estimate.
+	if _, err := storage.Partitions(cfg.Apps, net.Graph.NumServers()); err != nil {
+		return badInput(err)
+	}
 	n := int64(0)
 	for i := range cfg.Apps {
-		n = spec.AddBytes(n, cfg.Apps[i].Markov.MaxFlows(math.MaxInt64/2))
+		m := cfg.Apps[i].Markov
+		if err := m.CheckChain(fmt.Sprintf("apps[%d].markov.", i), net.Graph.NumServers()); err != nil {
+			return badInput(err)
+		}
+		n = spec.AddBytes(n, m.MaxFlows(math.MaxInt64/2))
 	}
 	if err := budget.Check(cfg.DynamicBytes(net, n), fmt.Sprintf("apps: %d applications of at most %d flows in all (dynamic engine: about %d B a flow)", len(cfg.Apps), n, spec.DynamicFlowBytes)); err != nil {
 		return badInput(err)

@@ -88,7 +88,7 @@ func TestHostileFlowInput(t *testing.T) {
 
 		// Estimates before work, against the memory budget.
 		{"a billion FCFS applications", []string{"flow", "fcfs", "--apps", "1000000000", "--memory-budget-mb", "1024"},
-			[]string{"--apps 1000000000", "64 B an application", "about 59.6 GiB", "more than the budget of 1.0 GiB", "--memory-budget-mb"}},
+			[]string{"--apps 1000000000", "64 B an application", "about 59.8 GiB", "more than the budget of 1.0 GiB", "--memory-budget-mb"}},
 		{"a hundred million FCFS applications", []string{"flow", "fcfs", "--apps", "100000000", "--memory-budget-mb", "1024"},
 			[]string{"--apps 100000000", "about 6.1 GiB", "budget of 1.0 GiB"}},
 		{"FCFS applications beyond int32", []string{"flow", "fcfs", "--apps", "3000000000", "--memory-budget-mb", "1073741824"},

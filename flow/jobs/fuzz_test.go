@@ -89,3 +89,30 @@ func FuzzReadStream(f *testing.F) {
 		}
 	})
 }
+
+// TestConservativeZeroEstimates: two jobs of the whole machine with no
+// runtime (estimate 0), arriving at 1 while a one-server job runs until
+// 10, start at 10 one after the other (both at 10: the first ends as it
+// starts), never two on the same servers. Conservative backfilling once
+// planned both at 10 in one pass (a plan of no length reserves nothing)
+// and gave the second servers that did not exist (found by
+// FuzzReadStream).
+func TestConservativeZeroEstimates(t *testing.T) {
+	jobs := []Job{{Arrival: 0, Size: 1, Runtime: 10}, {Arrival: 1, Size: 4}, {Arrival: 1, Size: 4}}
+	for _, alloc := range Allocations() {
+		res, err := Simulate(Config{Servers: 4, Policy: Conservative, Allocation: alloc, Seed: 1}, jobs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, want := range [][2]float64{{0, 10}, {10, 10}, {10, 10}} {
+			if p := res.Jobs[i]; p.Start != want[0] || p.End != want[1] {
+				t.Errorf("%s: job %d runs [%v, %v], want [%v, %v]", alloc, i, p.Start, p.End, want[0], want[1])
+			}
+		}
+		for k, n := range res.Busy {
+			if n > 4 {
+				t.Errorf("%s: %d servers busy at %v", alloc, n, res.Times[k])
+			}
+		}
+	}
+}

@@ -363,6 +363,12 @@ func (s *Scheduler) decide() []int {
 			s.planned[i] = at
 			if at == s.now {
 				start(i)
+				if estimate(j) == 0 {
+					// Its plan reserved nothing (an empty interval); started,
+					// it is already past its estimate, whose servers a plan
+					// does not count on getting back (profile).
+					p.reserve(s.now, math.Inf(1), j.Size)
+				}
 				continue
 			}
 			rest = append(rest, i)

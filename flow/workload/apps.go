@@ -122,7 +122,7 @@ func (a App) check() (it, edge int, err error) {
 			return 0, 0, fmt.Errorf("application pattern: a bench needs one: must be one of %s", strings.Join(Patterns(), ", "))
 		}
 		if _, err := Build(Spec{Name: a.Pattern}, a.Tasks, a.Seed); err != nil {
-			return 0, 0, fmt.Errorf("application pattern: %w (a bench takes the pattern with its default parameters)", err)
+			return 0, 0, fmt.Errorf("application %w (a bench takes the pattern with its default parameters)", err)
 		}
 	}
 	if a.Kind != Bench && a.Pattern != "" {
@@ -174,7 +174,7 @@ func (a App) MaxFlows(limit int64) (int64, error) {
 	case Bench:
 		p, err := Build(Spec{Name: a.Pattern}, a.Tasks, a.Seed)
 		if err != nil {
-			return 0, fmt.Errorf("application pattern: %w", err)
+			return 0, fmt.Errorf("application %w", err)
 		}
 		return mul(i, static.CountFlows(p, limit)) + i - 1, nil // and the barriers between rounds
 	}
@@ -490,7 +490,7 @@ func (b *appBuilder) bench(rounds int) error {
 		}
 		p, err := Build(Spec{Name: b.app.Pattern}, b.app.Tasks, b.app.Seed+uint64(r))
 		if err != nil {
-			return fmt.Errorf("application pattern: %w", err)
+			return fmt.Errorf("application %w", err)
 		}
 		p.Flows(0, int32(p.Servers()), func(src, dst int32) {
 			var deps []int

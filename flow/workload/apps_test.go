@@ -158,7 +158,7 @@ func TestBenchByHand(t *testing.T) {
 		want string
 	}{
 		{App{Kind: Bench, Tasks: 4}, "application pattern: a bench needs one"},
-		{App{Kind: Bench, Pattern: "ring", Tasks: 4}, `application pattern: pattern: `},
+		{App{Kind: Bench, Pattern: "ring", Tasks: 4}, `application pattern: unknown pattern "ring"`},
 		{App{Kind: Bench, Pattern: "bit-reversal", Tasks: 6}, "application pattern: "},
 		{App{Kind: NBody, Pattern: "shift", Tasks: 4}, `application pattern: "shift" is not allowed for nbody`},
 	} {

@@ -258,7 +258,7 @@ func (m *Markov) FlowsOn(nodes []int32, io IOFunc) (*Placed, error) {
 	var err error
 	if m.Comm.Name != "" {
 		if comm, err = Build(m.Comm, m.Tasks, m.Seed); err != nil {
-			return nil, fmt.Errorf("markov comm: %w", err)
+			return nil, fmt.Errorf("markov comm %w", err)
 		}
 	}
 	walk := m.Walk()

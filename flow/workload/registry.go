@@ -91,5 +91,9 @@ func Build(s Spec, n int, seed uint64) (static.Pattern, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pattern: %w", err)
 	}
-	return b.build(s, n, seed)
+	p, err := b.build(s, n, seed)
+	if err != nil {
+		return nil, fmt.Errorf("pattern: %w", err) // its errors name the field, the pattern's own
+	}
+	return p, nil
 }
