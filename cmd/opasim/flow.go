@@ -500,7 +500,9 @@ func runDynamic(ctx context.Context, stderr io.Writer, showProgress bool, net *s
 		if err != nil {
 			return fmt.Errorf("the network without failures: %w", err)
 		}
-		if !hs.interrupted {
+		if hs.interrupted {
+			sum.interrupted = true // the comparison is what was not finished
+		} else {
 			sum.HealthyMakespan = hs.Makespan
 			if hs.Makespan > 0 {
 				sum.FailedOverHealthy = sum.Makespan / hs.Makespan
