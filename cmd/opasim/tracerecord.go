@@ -53,8 +53,9 @@ func newTraceRecordCmd() *cobra.Command {
 			"outside MPI calls by default, since a run with more ranks than cores stretches wall time). MPI calls\n" +
 			"a VEF trace cannot express (one-sided, MPI-IO, neighbourhood collectives, …) are counted and listed\n" +
 			"on stderr. docs/mpi-traces.md says what is recorded and how. The program's output goes to stderr.\n\n" +
-			"--from and --to keep one section of the run: from the first collective of all ranks after the\n" +
-			"program printed a line starting with --from's text, to the last one before it printed --to's. The\n" +
+			"--from and --to keep one section of the run: from the last collective of all ranks begun before the\n" +
+			"program printed a line starting with --from's text (the first after it if none), to before the first\n" +
+			"one begun after it printed a line starting with --to's. The\n" +
 			"recorder notes the lines starting with --from, --to and --mark texts; with --keep DIR, --ranks DIR\n" +
 			"merges those files again (another section, clock or scale) without running the program.",
 		Example: "  opasim trace record --np 16 --out hpcc.vef.gz -- hpcc\n" +
