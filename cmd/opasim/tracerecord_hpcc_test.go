@@ -136,7 +136,7 @@ func TestTraceRecordHPCC(t *testing.T) {
 		t.Fatal(err)
 	}
 	ranks := filepath.Join(dir, "ranks")
-	rec := exec.Command(binary, "trace", "record", "--np", "16", "--keep", ranks, "--mark", "Begin of", "--mark", "End of",
+	rec := exec.Command(binary, "trace", "record", "--np", "16", "--cache", filepath.Join(dir, "cache"), "--keep", ranks, "--mark", "Begin of", "--mark", "End of",
 		"--out", filepath.Join(dir, "hpcc.vef.gz"), "--report", filepath.Join(dir, "hpcc.json"), "--timeout", "30m", "--", "hpcc")
 	rec.Dir = dir
 	out, err := rec.CombinedOutput()
