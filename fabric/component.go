@@ -55,6 +55,8 @@ func newCore(id messages.CompID, units int) core {
 
 func (c *core) ID() messages.CompID { return c.id }
 
+func (c *core) base() *core { return c }
+
 func (c *core) Deliver(msgs []messages.Msg) {
 	for i := range msgs {
 		c.in.Push(&msgs[i])

@@ -25,6 +25,7 @@ type Network struct {
 	Config   Config
 	Topology *topo.Topology
 	Comps    []Component
+	cores    []*core // Comps' event loops, by CompID (Deliver)
 	nics     []*nicComp
 	switches []switchParts
 	Groups   []Group
@@ -204,7 +205,14 @@ func (n *Network) add(c Component) {
 		panic(fmt.Sprintf("network: component %d added as number %d", c.ID(), len(n.Comps)))
 	}
 	n.Comps = append(n.Comps, c)
+	n.cores = append(n.cores, c.(interface{ base() *core }).base())
 }
+
+// Deliver hands message m to the component it is for, as
+// Comps[m.Dst].Deliver would, without the interface call or a copy into a
+// slice first. An engine may call it only while that component is not
+// advancing.
+func (n *Network) Deliver(m *messages.Msg) { n.cores[m.Dst].in.Push(m) }
 
 func (n *Network) build(traffic *workloads.Traffic) {
 	p, t := n.p, n.Topology
