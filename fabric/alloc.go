@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/messages"
@@ -80,11 +81,28 @@ type outReq struct {
 // requested (pipelinable), round-robin after the last one picked, or -1;
 // never queue skip.
 func (s *source) pickReady(now clock.Cycle, skip int) int {
-	n := len(s.q)
-	for k := 0; k < n; k++ {
-		q := (s.vaNext + k) % n
-		if q != skip && s.q[q].Len() > 0 && s.due(s.q[q].Front()) <= now && s.pipelinable(q) {
-			return q
+	if s.wide() {
+		n := len(s.q)
+		for k := 0; k < n; k++ {
+			q := (s.vaNext + k) % n
+			if q != skip && s.q[q].Len() > 0 && s.due(s.q[q].Front()) <= now && s.pipelinable(q) {
+				return q
+			}
+		}
+		return -1
+	}
+	// The queues that hold a packet, from vaNext on, then from 0.
+	m := s.busy
+	if skip >= 0 {
+		m &^= 1 << skip
+	}
+	below := uint64(1)<<s.vaNext - 1
+	for _, part := range [2]uint64{m &^ below, m & below} {
+		for ; part != 0; part &= part - 1 {
+			q := bits.TrailingZeros64(part)
+			if s.due(s.q[q].Front()) <= now && s.pipelinable(q) {
+				return q
+			}
 		}
 	}
 	return -1
@@ -158,6 +176,7 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 	}
 	s.vaNext = (q + 1) % len(s.q)
 	e := s.q[q].Pop()
+	s.mark(q)
 	start := clock.Max(now+at, s.readFree)
 	tailOut := transfer(start, e.Pkt.Flits, speed, e.TailAvail)
 	alone := s.pickReady(now, -1) < 0
@@ -185,9 +204,22 @@ func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messa
 // answer arrives, which evaluates the source anyway.
 func (s *source) nextPipelinable(skip int) clock.Cycle {
 	t := clock.Never
-	for q := range s.q {
-		if q != skip && s.q[q].Len() > 0 && s.due(s.q[q].Front()) < t && s.pipelinable(q) {
-			t = s.due(s.q[q].Front())
+	if s.wide() {
+		for q := range s.q {
+			if q != skip && s.q[q].Len() > 0 && s.due(s.q[q].Front()) < t && s.pipelinable(q) {
+				t = s.due(s.q[q].Front())
+			}
+		}
+		return t
+	}
+	m := s.busy
+	if skip >= 0 {
+		m &^= 1 << skip
+	}
+	for ; m != 0; m &= m - 1 {
+		q := bits.TrailingZeros64(m)
+		if d := s.due(s.q[q].Front()); d < t && s.pipelinable(q) {
+			t = d
 		}
 	}
 	return t
@@ -242,6 +274,7 @@ func (s *source) grantedPipelined(g *messages.Msg) {
 func (s *source) refusedPipelined(g *messages.Msg) {
 	o := s.dropOut(s.outIndex(g.Tag))
 	s.q[o.q].InsertBySeq(o.e)
+	s.mark(int(o.q))
 	s.held[o.q] = s.inFlight(int(o.q))
 }
 

@@ -295,6 +295,11 @@ func (s *source) resident(sp *Space, d *islipDest, comp int64, bad func(string, 
 		d.booked(used)
 	}
 	checkSpace(bad, sp, used, fmt.Sprintf("component %d buffer", comp))
+	for q := range s.q {
+		if q < 64 && (s.busy>>q&1 == 1) != (s.q[q].Len() > 0) {
+			bad("component %d buffer queue %d: %d packets, but marked as holding some: %v", comp, q, s.q[q].Len(), s.busy>>q&1 == 1)
+		}
+	}
 	return pk
 }
 

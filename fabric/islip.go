@@ -176,6 +176,7 @@ func (s *source) acceptIslip(now clock.Cycle, p *params, out *Outbox) bool {
 		} else {
 			kind = messages.KindAccept
 			e := s.q[x.q].Pop()
+			s.mark(int(x.q))
 			if e.Pkt.ID != x.id {
 				panic("islip: the accepted packet is not its queue's head")
 			}

@@ -11,6 +11,7 @@ import (
 // and the read port that moves one packet at a time.
 type source struct {
 	q        []fifo
+	busy     uint64 // bit q set: queue q holds a packet (kept for the first 64 queues; see mark)
 	vaNext   int
 	waiting  bool // a request is in flight or pending at the destination
 	alone    bool // it was sent with no packet ready on another VL (the destination may hold it)
@@ -47,7 +48,23 @@ func (s *source) push(q int, e entry) {
 	e.Seq = s.seq
 	s.seq++
 	s.q[q].Push(e)
+	s.mark(q)
 }
+
+// mark records whether queue q holds a packet, after it changed.
+func (s *source) mark(q int) {
+	if q >= 64 {
+		return // a source of more than 64 queues scans them (wide)
+	}
+	if s.q[q].Len() > 0 {
+		s.busy |= 1 << q
+	} else {
+		s.busy &^= 1 << q
+	}
+}
+
+// wide reports whether the source has more queues than busy covers.
+func (s *source) wide() bool { return len(s.q) > 64 }
 
 // pick returns the VL whose head is ready at now, round-robin after the
 // last one picked, or -1; never VL skip.
@@ -105,6 +122,7 @@ func (s *source) request(vl int) messages.Msg {
 	s.waiting = true
 	s.inq = vl
 	s.inflight = s.q[vl].Pop()
+	s.mark(vl)
 	e := &s.inflight
 	pk := e.Pkt
 	pk.SC, pk.VL = e.NextSC, e.NextVL // what it carries past this buffer
@@ -117,6 +135,7 @@ func (s *source) request(vl int) messages.Msg {
 func (s *source) refused() {
 	s.waiting, s.alone, s.cancel = false, false, false
 	s.q[s.inq].PushFront(s.inflight)
+	s.mark(s.inq)
 }
 
 // granted records the grant: the read port is busy until the tail leaves,
