@@ -307,7 +307,23 @@ func (s *source) headOf(q int) *entry {
 type reqQueue struct {
 	bySlot    [][]pending
 	count     int
+	busy      uint64               // bit s set: slot s has a request (kept when there are at most 64 slots)
 	refusedAt map[[2]int32]refusal // (slot, source queue) -> last refusal
+}
+
+// wide reports whether the queue has more slots than busy covers.
+func (r *reqQueue) wide() bool { return len(r.bySlot) > 64 }
+
+// mark records whether slot holds a request, after it changed.
+func (r *reqQueue) mark(slot int) {
+	if slot >= 64 {
+		return
+	}
+	if len(r.bySlot[slot]) > 0 {
+		r.busy |= 1 << slot
+	} else {
+		r.busy &^= 1 << slot
+	}
 }
 
 // refusal is when a destination refused a request, and the request's number.
@@ -343,6 +359,7 @@ func (r *reqQueue) behindRefusal(p *params, slot int, m *messages.Msg) bool {
 func (r *reqQueue) add(slot int, m *messages.Msg) {
 	r.bySlot[slot] = append(r.bySlot[slot], pending{valid: true, msg: *m})
 	r.count++
+	r.mark(slot)
 }
 
 // cancel removes the held request of slot's queue tag, if it is still here.
@@ -353,6 +370,7 @@ func (r *reqQueue) cancel(slot int, tag int32) (messages.Msg, bool) {
 			m := list[i].msg
 			r.bySlot[slot] = append(list[:i], list[i+1:]...)
 			r.count--
+			r.mark(slot)
 			return m, true
 		}
 	}
@@ -364,17 +382,40 @@ func (r *reqQueue) cancel(slot int, tag int32) (messages.Msg, bool) {
 // request of each source queue is a candidate: a queue's packets are
 // granted in order.
 func (r *reqQueue) first(next int, ok func(int, *messages.Msg) bool) (slot, idx int) {
-	n := len(r.bySlot)
-	for k := 0; k < n; k++ {
-		s := (next + k) % n
-		list := r.bySlot[s]
-		for i := range list {
-			if !olderOfQueue(list[:i], list[i].msg.Queue) && ok(s, &list[i].msg) {
+	if r.wide() {
+		n := len(r.bySlot)
+		for k := 0; k < n; k++ {
+			if s := (next + k) % n; len(r.bySlot[s]) > 0 {
+				if i := r.firstIn(s, ok); i >= 0 {
+					return s, i
+				}
+			}
+		}
+		return -1, -1
+	}
+	below := uint64(1)<<next - 1
+	for _, part := range [2]uint64{r.busy &^ below, r.busy & below} {
+		for ; part != 0; part &= part - 1 {
+			s := bits.TrailingZeros64(part)
+			if i := r.firstIn(s, ok); i >= 0 {
 				return s, i
 			}
 		}
 	}
 	return -1, -1
+}
+
+// firstIn is first within slot s: the index of its first request, in
+// arrival order, that is its queue's oldest here and for which ok holds,
+// or -1.
+func (r *reqQueue) firstIn(s int, ok func(int, *messages.Msg) bool) int {
+	list := r.bySlot[s]
+	for i := range list {
+		if !olderOfQueue(list[:i], list[i].msg.Queue) && ok(s, &list[i].msg) {
+			return i
+		}
+	}
+	return -1
 }
 
 func olderOfQueue(list []pending, q int32) bool {
@@ -390,22 +431,41 @@ func (r *reqQueue) take(slot, idx int) messages.Msg {
 	m := r.bySlot[slot][idx].msg
 	r.bySlot[slot] = append(r.bySlot[slot][:idx], r.bySlot[slot][idx+1:]...)
 	r.count--
+	r.mark(slot)
 	return m
 }
 
 // sweep removes, in slot and arrival order, the requests for which drop
 // holds, calling it once per request.
 func (r *reqQueue) sweep(drop func(int, *messages.Msg) bool) {
-	for s := range r.bySlot {
-		list := r.bySlot[s][:0]
-		for _, p := range r.bySlot[s] {
-			if drop(s, &p.msg) {
-				r.count--
-				continue
-			}
-			list = append(list, p)
+	if r.wide() {
+		for s := range r.bySlot {
+			r.sweepSlot(s, drop)
 		}
-		r.bySlot[s] = list
+		return
+	}
+	for m := r.busy; m != 0; m &= m - 1 {
+		r.sweepSlot(bits.TrailingZeros64(m), drop)
+	}
+}
+
+// sweepSlot is sweep within slot s.
+func (r *reqQueue) sweepSlot(s int, drop func(int, *messages.Msg) bool) {
+	list := r.bySlot[s]
+	k := 0
+	for i := range list {
+		if drop(s, &list[i].msg) {
+			r.count--
+			continue
+		}
+		if k != i {
+			list[k] = list[i]
+		}
+		k++
+	}
+	if k < len(list) {
+		r.bySlot[s] = list[:k]
+		r.mark(s)
 	}
 }
 

@@ -32,7 +32,7 @@ func BenchmarkInbox(b *testing.B) {
 }
 
 func BenchmarkTimers(b *testing.B) {
-	var h timers
+	var h timerHeap
 	for i := 0; i < b.N; i++ {
 		h.Push(timer{At: clockOf(i % 89), Unit: int32(i % 7)})
 		if len(h) > 64 {

@@ -1,6 +1,9 @@
 package fabric
 
 import (
+	"fmt"
+	"math/bits"
+
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/messages"
 )
@@ -33,7 +36,7 @@ type handler interface {
 }
 
 // core is the event loop shared by all components: an inbox of messages by
-// effect cycle and a heap of unit timers. At each cycle it first applies the
+// effect cycle and unit timers. At each cycle it first applies the
 // messages taking effect, then evaluates the due units in unit order, each
 // at most once per cycle.
 type core struct {
@@ -46,7 +49,10 @@ type core struct {
 }
 
 func newCore(id messages.CompID, units int) core {
-	c := core{id: id, lastEval: make([]clock.Cycle, units), pending: make([]clock.Cycle, units)}
+	if units > maxUnits {
+		panic(fmt.Sprintf("component %d: %d units, more than the timers' %d", id, units, maxUnits))
+	}
+	c := core{id: id, tm: newTimers(units), lastEval: make([]clock.Cycle, units), pending: make([]clock.Cycle, units)}
 	for i := range c.lastEval {
 		c.lastEval[i], c.pending[i] = -1, clock.Never
 	}
@@ -63,34 +69,71 @@ func (c *core) Deliver(msgs []messages.Msg) {
 	}
 }
 
-func (c *core) Next() clock.Cycle { return clock.Min(c.in.Top(), c.tm.Top()) }
+func (c *core) Next() clock.Cycle {
+	t := c.tm.top()
+	if k := c.in.keys; len(k) > 0 && k[0].at < t {
+		t = k[0].at
+	}
+	return t
+}
 
 // at asks for unit to be evaluated at cycle t. An evaluation looks at all
 // of its unit's state and sets every timer that state still needs, so a
 // timer later than one already set for the unit is left out: the earlier
 // evaluation sets it again if it is still needed.
 func (c *core) at(t clock.Cycle, unit int32) {
-	if t <= c.lastEval[unit] {
-		return // it is being (or was) evaluated at t: at most once a cycle
+	if t <= c.lastEval[unit] || t >= c.pending[unit] {
+		return // it is being (or was) evaluated at t, at most once a cycle; or due earlier
 	}
-	if t < c.pending[unit] {
-		c.pending[unit] = t
-		c.tm.Push(timer{At: t, Unit: unit})
+	c.pending[unit] = t
+	tm := &c.tm
+	if d := uint64(t - tm.base); d < wheelSlots && tm.near != nil { // d wraps for a cycle before base
+		tm.near[uint64(t)%wheelSlots] |= 1 << (uint32(unit) & 63)
+		tm.occ |= 1 << (uint64(t) % wheelSlots)
+		return
 	}
+	tm.far.Push(timer{At: t, Unit: unit})
 }
 
 func (c *core) run(h handler, to clock.Cycle, out *Outbox) clock.Cycle {
+	tm := &c.tm
 	for {
 		t := c.Next()
 		if t >= to {
 			return t
 		}
 		c.now = t
+		wheel := tm.near != nil && t >= tm.base
+		i := uint64(t) % wheelSlots
+		if wheel {
+			tm.base = t
+			for len(tm.far) > 0 && tm.far.Top() == t {
+				tm.near[i] |= 1 << (tm.far.pop() & 63)
+				tm.occ |= 1 << i
+			}
+		}
 		for c.in.Top() == t {
 			h.apply(c.in.Pop(), out)
 		}
-		for c.tm.Top() == t {
-			u := c.tm.Pop().Unit
+		for {
+			var u int32
+			if wheel {
+				m := tm.near[i]
+				if m == 0 || len(tm.far) > 0 && tm.far.Top() < t {
+					break // done, or a unit asked for an earlier cycle: that one first
+				}
+				u = int32(bits.TrailingZeros64(m))
+				m &= m - 1
+				tm.near[i] = m
+				if m == 0 {
+					tm.occ &^= 1 << i
+				}
+			} else {
+				if tm.far.Top() != t {
+					break
+				}
+				u = int32(tm.far.pop() & (maxUnits - 1))
+			}
 			if c.lastEval[u] != t {
 				c.lastEval[u], c.pending[u] = t, clock.Never
 				h.eval(u, t, out)

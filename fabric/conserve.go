@@ -168,6 +168,9 @@ func (n *Network) ConservationTerms(held []messages.Msg, runs func(messages.Comp
 			cb := &sp.Central.buf[b]
 			t.Resident += cb.resident(&cb.space, &cb.isd, int64(sp.Central.id), bad)
 		}
+		for mp := range sp.Central.preq {
+			sp.Central.preq[mp].checkBusy(bad, fmt.Sprintf("switch %d central buffers of MPort %d", sp.Central.sw, mp))
+		}
 		for _, o := range sp.Outputs {
 			partly(&o.lk, o.downComp, o.downSlot, fmt.Sprintf("switch %d output port %d", o.sw, o.port))
 			t.Resident += o.resident(bad)
@@ -304,11 +307,27 @@ func (s *source) resident(sp *Space, d *islipDest, comp int64, bad func(string, 
 }
 
 func (o *outputPort) resident(bad func(string, ...any)) int64 {
+	o.preq.checkBusy(bad, fmt.Sprintf("switch %d output buffer %d", o.sw, o.port))
 	used, pk := queued(o.q)
 	addReleases(&o.rel, used)
 	o.isd.booked(used)
 	checkSpace(bad, &o.space, used, fmt.Sprintf("switch %d output buffer %d", o.sw, o.port))
 	return pk
+}
+
+// checkBusy checks that the slots marked as holding requests are those
+// that do.
+func (r *reqQueue) checkBusy(bad func(string, ...any), name string) {
+	n := 0
+	for s := range r.bySlot {
+		n += len(r.bySlot[s])
+		if s < 64 && (r.busy>>s&1 == 1) != (len(r.bySlot[s]) > 0) {
+			bad("%s: request slot %d holds %d requests, but marked as holding some: %v", name, s, len(r.bySlot[s]), r.busy>>s&1 == 1)
+		}
+	}
+	if n != r.count {
+		bad("%s: %d requests waiting, but counted %d", name, n, r.count)
+	}
 }
 
 // queued returns the credits per VL and the number of the packets queued

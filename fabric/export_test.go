@@ -84,7 +84,7 @@ func (silent) Delivered(workloads.MessageID, clock.Cycle, clock.Cycle) {}
 // Silence stops nic from generating traffic of its own.
 func Silence(nic *nicComp) {
 	nic.src = silent{}
-	nic.tm = nil
+	nic.tm = newTimers(int(nicUnits))
 }
 
 // SendAt queues a message of flits flits of SL sl for NIC dst on nic at
@@ -138,7 +138,7 @@ func Script(nic *nicComp, msgs ...workloads.Message) {
 		msgs[i].ID = workloads.NewMessageID(nic.index, uint64(1000+i))
 	}
 	nic.src = &script{msgs: msgs}
-	nic.tm = nil
+	nic.tm = newTimers(int(nicUnits))
 	for u := range nic.pending {
 		nic.pending[u] = clock.Never
 	}

@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -100,7 +101,7 @@ func TestReleases(t *testing.T) {
 // TestTimers: the heap gives timers by cycle, then by unit, so a
 // component evaluates its units in a fixed order within a cycle.
 func TestTimers(t *testing.T) {
-	var h timers
+	var h timerHeap
 	if h.Top() != clock.Never {
 		t.Errorf("empty heap's top is %d", h.Top())
 	}
@@ -137,4 +138,118 @@ func TestInbox(t *testing.T) {
 	if want := []int32{2, 1, 3, 4, 0, 5}; !slices.Equal(got, want) {
 		t.Errorf("popped messages %v, want %v", got, want)
 	}
+}
+
+// TestCoreTimers: the core evaluates the same units at the same cycles,
+// in the same order, as a core keeping every timer in one heap (the
+// reference below), for components with a timer wheel (up to 64 units)
+// and without, advanced in windows of several lengths, with evaluations
+// that set timers of any unit at their own cycle, the next ones, far ahead
+// (past the wheel) and a few cycles back.
+func TestCoreTimers(t *testing.T) {
+	for _, units := range []int{1, 3, 12, 64, 65, 200} {
+		for _, window := range []clock.Cycle{1, 8, 100} {
+			c := newCore(0, units)
+			ref := refCore{lastEval: make([]clock.Cycle, units), pending: make([]clock.Cycle, units)}
+			for u := range ref.lastEval {
+				ref.lastEval[u], ref.pending[u] = -1, clock.Never
+			}
+			var got, want []timer
+			h := &timerTestHandler{c: &c, units: units, log: &got}
+			sets := func(now clock.Cycle, u int32, at func(clock.Cycle, int32)) {
+				rng := rand.New(rand.NewPCG(uint64(now), uint64(u)))
+				if now > 1500 {
+					return
+				}
+				at(now+1+clock.Cycle(rng.IntN(20)), int32(rng.IntN(units))) // keeps the run going
+				for k := rng.IntN(4); k > 0; k-- {
+					var d clock.Cycle
+					switch rng.IntN(8) {
+					case 0:
+						d = 0
+					case 1:
+						d = -clock.Cycle(rng.IntN(4))
+					case 2:
+						d = 60 + clock.Cycle(rng.IntN(200))
+					default:
+						d = 1 + clock.Cycle(rng.IntN(20))
+					}
+					at(now+d, int32(rng.IntN(units)))
+				}
+			}
+			h.sets = sets
+			for u := 0; u < units; u += 2 {
+				c.at(clock.Cycle(u), int32(u))
+				ref.at(clock.Cycle(u), int32(u))
+			}
+			for to := window; to < 2000; to += window {
+				c.run(h, to, &Outbox{})
+				ref.run(to, func(now clock.Cycle, u int32) {
+					want = append(want, timer{now, u})
+					sets(now, u, ref.at)
+				})
+				if c.Next() != ref.tm.Top() {
+					t.Fatalf("units %d, window %d, to %d: next %d, want %d", units, window, to, c.Next(), ref.tm.Top())
+				}
+			}
+			if len(want) < 500 || !slices.Equal(got, want) {
+				t.Fatalf("units %d, window %d: %d evaluations, %d wanted, first difference at %d", units, window, len(got), len(want), firstDiff(got, want))
+			}
+		}
+	}
+}
+
+func firstDiff(a, b []timer) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// refCore is the core's timers as one heap.
+type refCore struct {
+	tm                timerHeap
+	lastEval, pending []clock.Cycle
+}
+
+func (r *refCore) at(t clock.Cycle, unit int32) {
+	if t <= r.lastEval[unit] {
+		return
+	}
+	if t < r.pending[unit] {
+		r.pending[unit] = t
+		r.tm.Push(timer{At: t, Unit: unit})
+	}
+}
+
+func (r *refCore) run(to clock.Cycle, eval func(clock.Cycle, int32)) {
+	for {
+		t := r.tm.Top()
+		if t >= to {
+			return
+		}
+		for r.tm.Top() == t {
+			u := r.tm.Pop().Unit
+			if r.lastEval[u] != t {
+				r.lastEval[u], r.pending[u] = t, clock.Never
+				eval(t, u)
+			}
+		}
+	}
+}
+
+type timerTestHandler struct {
+	c     *core
+	units int
+	log   *[]timer
+	sets  func(clock.Cycle, int32, func(clock.Cycle, int32))
+}
+
+func (h *timerTestHandler) apply(*messages.Msg, *Outbox) { panic("no message") }
+
+func (h *timerTestHandler) eval(u int32, now clock.Cycle, _ *Outbox) {
+	*h.log = append(*h.log, timer{now, u})
+	h.sets(now, u, h.c.at)
 }

@@ -1,6 +1,9 @@
 package fabric
 
 import (
+	"fmt"
+	"math/bits"
+
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/messages"
 )
@@ -11,57 +14,122 @@ type timer struct {
 	Unit int32
 }
 
-// timers is a min-heap ordered by (At, Unit), so a component evaluates its
-// units in a fixed order within a cycle.
-type timers []timer
+// Timer keys pack a timer into one word, cycle above unit, so that one
+// comparison orders them by (At, Unit).
+const (
+	unitBits = 16
+	maxUnits = 1 << unitBits
+	// maxTimerAt bounds the cycles a timer may be set for: 2^47, about
+	// 1.4·10^14 cycles (years of simulation at a million cycles a second).
+	maxTimerAt = clock.Cycle(1)<<(63-unitBits) - 1
+)
 
-func (h timers) less(i, j int) bool {
-	return h[i].At < h[j].At || (h[i].At == h[j].At && h[i].Unit < h[j].Unit)
+func timerKey(t timer) uint64 { return uint64(t.At)<<unitBits | uint64(t.Unit) }
+
+func timerOf(k uint64) timer {
+	return timer{At: clock.Cycle(k >> unitBits), Unit: int32(k & (maxUnits - 1))}
 }
 
-func (h *timers) Push(t timer) {
-	*h = append(*h, t)
-	s := *h
-	for i := len(s) - 1; i > 0; {
+// timerHeap is a min-heap of timer keys, ordered by (At, Unit).
+type timerHeap []uint64
+
+func (h *timerHeap) Push(t timer) {
+	if t.At < 0 || t.At > maxTimerAt || t.Unit < 0 || t.Unit >= maxUnits {
+		panic(fmt.Sprintf("timer at cycle %d for unit %d: out of range (cycles up to %d, units below %d)", t.At, t.Unit, maxTimerAt, maxUnits))
+	}
+	k := timerKey(t)
+	s := append(*h, k)
+	*h = s
+	i := len(s) - 1
+	for i > 0 {
 		p := (i - 1) / 2
-		if !s.less(i, p) {
+		if s[p] <= k {
 			break
 		}
-		s[i], s[p] = s[p], s[i]
+		s[i] = s[p]
 		i = p
 	}
+	s[i] = k
 }
 
-func (h timers) Top() clock.Cycle {
+func (h timerHeap) Top() clock.Cycle {
 	if len(h) == 0 {
 		return clock.Never
 	}
-	return h[0].At
+	return clock.Cycle(h[0] >> unitBits)
 }
 
-func (h *timers) Pop() timer {
+func (h *timerHeap) Pop() timer { return timerOf(h.pop()) }
+
+// pop removes and returns the first key.
+func (h *timerHeap) pop() uint64 {
 	s := *h
-	t := s[0]
+	top := s[0]
 	n := len(s) - 1
-	s[0] = s[n]
-	*h = s[:n]
+	last := s[n]
 	s = s[:n]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < n && s.less(l, m) {
-			m = l
-		}
-		if r < n && s.less(r, m) {
-			m = r
-		}
-		if m == i {
+	*h = s
+	if n == 0 {
+		return top
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
 			break
 		}
-		s[i], s[m] = s[m], s[i]
-		i = m
+		if r := c + 1; r < n && s[r] < s[c] {
+			c = r
+		}
+		if last <= s[c] {
+			break
+		}
+		s[i] = s[c]
+		i = c
+	}
+	s[i] = last
+	return top
+}
+
+// wheelSlots is how many cycles ahead a component's timer wheel reaches.
+const wheelSlots = 64
+
+// timers are a component's unit timers, given out by (At, Unit), so a
+// component evaluates its units in a fixed order within a cycle (core.at
+// sets them, core.run takes them). A
+// component of at most 64 units keeps the timers of the next wheelSlots
+// cycles in a wheel, a word of unit bits per cycle (most timers are that
+// close); the others, and every timer of a larger component, wait in a
+// heap. Two timers of one unit and cycle are one evaluation either way.
+type timers struct {
+	near *[wheelSlots]uint64 // near[t % wheelSlots]: the units due at t, for t in [base, base+wheelSlots); nil: no wheel
+	occ  uint64              // bit i: near[i] != 0
+	base clock.Cycle         // the latest cycle run
+	far  timerHeap
+}
+
+func newTimers(units int) timers {
+	if units > 64 {
+		return timers{}
+	}
+	return timers{near: new([wheelSlots]uint64)}
+}
+
+// top is the earliest timer's cycle (clock.Never if none).
+func (tm *timers) top() clock.Cycle {
+	t := tm.far.Top()
+	if tm.occ != 0 {
+		t = min(t, tm.base+clock.Cycle(bits.TrailingZeros64(bits.RotateLeft64(tm.occ, -int(uint64(tm.base)%wheelSlots)))))
 	}
 	return t
 }
+
+// The wheel's part of core.at and core.run (kept there, so that the
+// compiler inlines them): a timer at t of a wheel with base b is in
+// near[t % wheelSlots] when b <= t < b+wheelSlots, else in far; a cycle t
+// run at or after base makes t the base and moves the far timers at t into
+// near; one run before base (no timer of the wheel is earlier than base)
+// takes its units from far only.
 
 // inbox holds the messages a component has not applied yet and gives them
 // out by effect cycle, ties by sender and then by arrival order. One

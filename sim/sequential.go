@@ -55,16 +55,15 @@ type seqEngine struct {
 // step runs group g through window w: its components that have work
 // before w.To, in member order.
 func (e *seqEngine) step(g int, w clock.Window) {
-	members := e.n.Groups[g].Members
-	for _, id := range members {
+	// next is the group's next wake: every member's as it stands after its
+	// turn, and the messages the members send each other afterwards.
+	next := clock.Never
+	for _, id := range e.n.Groups[g].Members {
 		if e.wake[id] < w.To {
 			e.wake[id] = e.n.Comps[id].Advance(w.To, &e.out)
-			e.route(g)
+			next = min(next, e.route(g))
 		}
-	}
-	next := clock.Never
-	for _, id := range members {
-		next = clock.Min(next, e.wake[id])
+		next = min(next, e.wake[id])
 	}
 	if o := e.l.Observer(); o != nil {
 		o.GroupDone(g, w, 0)
@@ -72,24 +71,28 @@ func (e *seqEngine) step(g int, w clock.Window) {
 	e.l.Done(g, next)
 }
 
-// route hands the messages a component sent to the components they are
-// for (none of which is advancing: they take effect in a later window, so
-// handing them over now or at the receiver's next step is the same): for
-// a component of group g, its next wake moves; for another group's, the
-// window loop wakes that group.
-func (e *seqEngine) route(g int) {
+// route hands the messages a component of group g sent to the components
+// they are for (none of which is advancing: they take effect in a later
+// window, so handing them over now or at the receiver's next step is the
+// same) and moves their wakes: for another group's, the window loop wakes
+// that group. It returns the earliest effect cycle of those for group g.
+func (e *seqEngine) route(g int) clock.Cycle {
+	mine := clock.Never
 	for k := range e.out.Msgs {
 		m := &e.out.Msgs[k]
 		if e.lose != nil && e.lose(m) {
 			continue
 		}
 		e.n.Deliver(m)
-		e.wake[m.Dst] = clock.Min(e.wake[m.Dst], m.At)
+		e.wake[m.Dst] = min(e.wake[m.Dst], m.At)
 		if dg := e.groupOf[m.Dst]; dg != g {
 			e.l.Wake(dg, m.At)
+		} else {
+			mine = min(mine, m.At)
 		}
 	}
 	e.out.Msgs = e.out.Msgs[:0]
+	return mine
 }
 
 // RunSequential runs n on the sequential engine (which never fails).
