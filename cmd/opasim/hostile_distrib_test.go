@@ -41,6 +41,10 @@ func TestHostileDistributed(t *testing.T) {
 		{"join-timeout zero", run("--join-timeout", "0s"), []string{"--join-timeout", "0s", "at least 1s"}},
 		{"coordinator listen port out of range", run("--listen", "127.0.0.1:99999"), []string{"--listen", "port 99999", "[0, 65535]"}},
 		{"coordinator advertise without a host", run("--advertise", ":7700"), []string{"--advertise", `":7700"`, "no host"}},
+		{"member metrics-switches without port detail", member("--metrics-addr", "127.0.0.1:0", "--metrics-switches", "0-3"), []string{"--metrics-switches", "needs --metrics-detail port"}},
+		{"member metrics-switches not a range", member("--metrics-addr", "127.0.0.1:0", "--metrics-detail", "port", "--metrics-switches", "0-x"), []string{"--metrics-switches", `"0-x"`, "not a switch number"}},
+		{"member metrics-max-series zero", member("--metrics-addr", "127.0.0.1:0", "--metrics-max-series", "0"), []string{"--metrics-max-series", "0", "at least 1"}},
+		{"member metrics-max-series without an address", member("--metrics-max-series", "10"), []string{"--metrics-max-series", "need --metrics-addr"}},
 		{"window-timeout without distributed", []string{"run", "--window-timeout", "1m"}, []string{"--window-timeout", "needs --distributed"}},
 	} {
 		expectRefused(t, tc.name, tc.args, tc.want)

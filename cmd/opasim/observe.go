@@ -184,10 +184,25 @@ func (o *observeFlags) checkSeries(cfg fabric.Config) error {
 // parseSwitches parses --metrics-switches: switch numbers and ranges
 // (a-b, both included) separated by commas, each below switches.
 func parseSwitches(value string, switches int64) ([]bool, error) {
+	ranges, err := switchRanges(value, switches)
+	if err != nil {
+		return nil, err
+	}
+	sel := make([]bool, switches)
+	for _, r := range ranges {
+		for sw := r[0]; sw <= r[1]; sw++ {
+			sel[sw] = true
+		}
+	}
+	return sel, nil
+}
+
+// switchRanges are the ranges of --metrics-switches, each below switches.
+func switchRanges(value string, switches int64) ([][2]int64, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("--metrics-switches: %q: %s: must be switch numbers and ranges from 0 to %d, e.g. 0-15,64", value, fmt.Sprintf(format, args...), switches-1)
 	}
-	sel := make([]bool, switches)
+	var ranges [][2]int64
 	for _, part := range strings.Split(value, ",") {
 		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
 		if !isRange {
@@ -203,11 +218,9 @@ func parseSwitches(value string, switches int64) ([]bool, error) {
 		case b >= switches:
 			return nil, bad("switch %d is out of range: this network has %d switches", b, switches)
 		}
-		for sw := a; sw <= b; sw++ {
-			sel[sw] = true
-		}
+		ranges = append(ranges, [2]int64{a, b})
 	}
-	return sel, nil
+	return ranges, nil
 }
 
 // profileTags tag a run's profiles: the preset (or, without one, the
