@@ -19,8 +19,9 @@
 // estimate (EstimateBytes), the conservation check, the queries the
 // watchdog of package sim needs, and the snapshots live metrics read.
 //
-// Imports: clock, messages, problem, registry, workloads, fabric/qos, fabric/sched,
-// fabric/topo, fabric/dtable; from outside the standard library, hdrhistogram-go (the
+// Imports: clock, messages, problem, registry, workloads, workloads/vef,
+// workloads/collective, fabric/qos, fabric/sched, fabric/topo and
+// fabric/dtable; from outside the standard library, hdrhistogram-go (the
 // latency histograms) only. No os, time or context: no goroutines, locks,
 // files, wall clock, global RNG, logging or metrics.
 package fabric

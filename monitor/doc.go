@@ -8,7 +8,10 @@
 // fabric.Network.Snapshot during GroupDone, and a scrape reads only the
 // copies the groups made, never the model.
 //
-// Imports: clock, fabric, client_golang and pyroscope-go; it is the only
-// package that imports the last two. It does not import the actor engine
-// (its tests do, to compare both engines' metrics).
+// Imports: clock, fabric, client_golang and pyroscope-go. It is the only
+// library package that imports them; the command line (cmd/opasim) also
+// imports client_golang, to label a run's series (prometheus.Labels, in
+// observe.go and distrib.go), and nothing else imports pyroscope-go. It
+// does not import the actor engine (its tests do, to compare both
+// engines' metrics).
 package monitor
