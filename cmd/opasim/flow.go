@@ -361,6 +361,7 @@ func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
+	budget.Dynamic = engine != "static" // the network's estimate before building: one worker's scratch
 	// Signals stop the run from here on: the build of a large graph too.
 	ctx, stopped := onSignals(cmd.Context())
 	defer stopped()

@@ -108,6 +108,7 @@ the figures utilization and jobs (png, svg) to --out.`,
 			if err != nil {
 				return badInput(err)
 			}
+			budget.Dynamic = true // jobs run on the dynamic engine: its estimate of the network
 			if appPattern != "" && appKind != workload.Bench {
 				return badInput(fmt.Errorf("--pattern: %q is not allowed with --app %s: only --app bench takes a pattern", appPattern, appKind))
 			}

@@ -300,5 +300,18 @@ func (g *Graph) CheckServer(field string, v int) error {
 // MemoryBytes returns the bytes the graph's slices hold (see the package
 // comment).
 func (g *Graph) MemoryBytes() int64 {
-	return 20*int64(g.NumLinks()) + 8*int64(g.NumNodes()) + 8
+	return MemoryBytesOf(int64(g.NumNodes()), int64(g.NumLinks()))
+}
+
+// MemoryBytesOf is MemoryBytes of a graph of nodes nodes and links links,
+// before it is built: 8 bytes a node, 20 a link, plus 8. Counts may be
+// past MaxNodes and MaxLinks (a size to refuse): the result saturates at
+// 2^62 instead of overflowing; a negative count counts as 0.
+func MemoryBytesOf(nodes, links int64) int64 {
+	const most = 1 << 62
+	nodes, links = max(nodes, 0), max(links, 0)
+	if nodes > most/16 || links > most/40 { // each term at most 2^61: no overflow
+		return most
+	}
+	return min(20*links+8*nodes+8, most)
 }

@@ -19,6 +19,11 @@ const MaxBudgetMB = 1 << 30
 type Budget struct {
 	Bytes int64  // 0: unknown (the machine's memory could not be read): nothing is refused
 	From  string // where the budget comes from, for the message
+	// Dynamic says the run is the dynamic engine's, whose scratch is one
+	// worker's (DynamicBytes) whatever Config.Workers says; else it is
+	// the static engine's, Workers' (StaticBytes). BuildWithin's
+	// estimates before and while building go by it.
+	Dynamic bool
 }
 
 // NewBudget is the budget of mb MiB (the memory_budget_mb key, the
@@ -112,8 +117,11 @@ const (
 
 // routingBytes is what the routing keeps whatever the flows: the generic
 // routings' distance rows (ecmp, bfs) or path cache (ksp, allpath).
-func (c *Config) routingBytes(n *Network) int64 {
-	switch n.Router.Name() {
+func (c *Config) routingBytes(n *Network) int64 { return c.routingBytesOf(n.Router.Name()) }
+
+// routingBytesOf is routingBytes of the router named name.
+func (c *Config) routingBytesOf(name string) int64 {
+	switch name {
 	case "dmodk", "dor", "minimal":
 		return 0
 	}
@@ -128,8 +136,23 @@ func (c *Config) routingBytes(n *Network) int64 {
 
 // graphRunBytes is the graph and the scratch of workers workers.
 func graphRunBytes(g *graph.Graph, workers int) int64 {
-	per := AddBytes(MulBytes(int64(g.NumNodes()), runNodeBytes), MulBytes(int64(g.NumLinks()), runLinkBytes))
-	return AddBytes(g.MemoryBytes(), MulBytes(int64(max(workers, 1)), per))
+	return countsRunBytes(int64(g.NumNodes()), int64(g.NumLinks()), workers)
+}
+
+// countsRunBytes is graphRunBytes of a graph of nodes nodes and links
+// links, before it is built.
+func countsRunBytes(nodes, links int64, workers int) int64 {
+	per := AddBytes(MulBytes(nodes, runNodeBytes), MulBytes(links, runLinkBytes))
+	return AddBytes(graph.MemoryBytesOf(nodes, links), MulBytes(int64(max(workers, 1)), per))
+}
+
+// runWorkers is the workers whose scratch a run under b takes: one for
+// the dynamic engine, Workers (at least one) for the static engine.
+func (c *Config) runWorkers(b Budget) int {
+	if b.Dynamic {
+		return 1
+	}
+	return max(c.Workers, 1)
 }
 
 // StaticBytes estimates a static run's memory on n: the graph, every

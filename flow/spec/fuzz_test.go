@@ -63,17 +63,31 @@ func FuzzConfig(f *testing.F) {
 		if cfg.Topology.Preset == "" && cfg.Topology.Kind == "" {
 			cfg.Topology.Preset = "tree-8ary-2"
 		}
+		// Any parameters, however large, are counted without a panic and
+		// refused, if they are, naming the topology.
+		budget, _ := NewBudget(256)
+		if probe := cfg; probe.Resolve() == nil {
+			if err := probe.checkCounts(budget); err != nil {
+				namesKeys(t, err)
+			}
+		}
 		if !small(cfg.Topology) {
 			return
 		}
 		cfg.Workers = min(cfg.Workers, 4)
-		budget, _ := NewBudget(256)
 		net, err := cfg.BuildWithin(budget, nil)
 		if err != nil {
 			namesKeys(t, err)
 			return
 		}
 		g := net.Graph
+		// The counts from the parameters are the graph's (before failures).
+		if n, ok := cfg.Topology.Counts(); ok && net.FailedCables == 0 {
+			links := int64(g.NumLinks())
+			if int64(g.NumServers()) != n.Servers || int64(g.NumSwitches()) != n.Switches || links > n.Links || !n.LinksAtMost && links != n.Links {
+				t.Fatalf("%s: built %d servers, %d switches, %d links; counted %s", cfg.Topology.params(), g.NumServers(), g.NumSwitches(), links, n)
+			}
+		}
 		if net.Router.Graph() != g {
 			t.Fatal("the router routes another graph than the network's")
 		}

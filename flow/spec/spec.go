@@ -380,10 +380,14 @@ type Network struct {
 // router; every error names the field, its value and what is allowed.
 func (c *Config) Build() (*Network, error) { return c.BuildWithin(Budget{}, nil) }
 
-// BuildWithin is Build that refuses a graph file whose graph and run
-// (StaticBytes' per node and link costs) would take more than b, as soon
-// as its counts say so, and stops reading it, with topology.ErrStopped,
-// once stop (nil: never) says to.
+// BuildWithin is Build that refuses a network whose graph and run
+// (StaticBytes' per node and link costs, or DynamicBytes' with
+// b.Dynamic) would take more than b: a parametric kind before anything
+// is built, from the counts its parameters give (Topology.Counts), a
+// graph file as soon as the counts read say so. It stops reading a graph
+// file, with topology.ErrStopped, once stop (nil: never) says to. A
+// parametric kind whose graph would pass graph.MaxNodes or
+// graph.MaxLinks is refused up front whatever b.
 func (c *Config) BuildWithin(b Budget, stop func() bool) (*Network, error) {
 	c.budget, c.stop = b, stop
 	defer func() { c.budget, c.stop = Budget{}, nil }()
@@ -429,6 +433,9 @@ func (c *Config) BuildWithin(b Budget, stop func() bool) (*Network, error) {
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
+	}
+	if err := c.checkCounts(b); err != nil {
+		return nil, err
 	}
 	capacity := c.Topology.Capacity
 	if capacity == 0 {
@@ -581,8 +588,9 @@ func (c *Config) build(capacity float64) (*Network, error) {
 		opt := topology.ReadOptions{Stop: c.stop}
 		if b := c.budget; b.Bytes > 0 {
 			opt.Limit = func(nodes, links int64) error {
-				return b.Check(fileBytes(nodes, links, c.Workers), fmt.Sprintf("a graph of %d nodes and at least %d links (%d B a node, %d B a link, with %d workers)",
-					nodes, links, readNodeBytes+runNodeBytes*max(c.Workers, 1), readLinkBytes+runLinkBytes*max(c.Workers, 1), max(c.Workers, 1)))
+				w := c.runWorkers(b)
+				return b.Check(fileBytes(nodes, links, w), fmt.Sprintf("a graph of %d nodes and at least %d links (%d B a node, %d B a link, with %d workers)",
+					nodes, links, readNodeBytes+runNodeBytes*w, readLinkBytes+runLinkBytes*w, w))
 			}
 		}
 		g, err := topology.ReadGraphWith(f, t.File, opt)
