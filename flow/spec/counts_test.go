@@ -340,6 +340,13 @@ func TestCountsHostile(t *testing.T) {
 			t.Errorf("%s: %d B allocated before the refusal", cfg.Topology.params(), used)
 		}
 	}
+	// A tiny graph of too many levels: refused by the builder, before it
+	// sizes them.
+	ones := slices.Repeat([]int{1}, 20000)
+	cfg := Config{Topology: Topology{Kind: KindXGFT, M: ones, W: ones}}
+	if _, err := cfg.Build(); err == nil || !strings.Contains(err.Error(), "topology: xgft m: 20000 levels is not allowed: must be 1 to 64") {
+		t.Errorf("20,000 levels: %v", err)
+	}
 }
 
 // TestCountsSaturate: the helpers saturate at 2^62 instead of

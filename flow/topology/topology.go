@@ -132,11 +132,20 @@ type XGFT struct {
 	base []int32 // base[i]: node number of the first node of level i (i = 0..h)
 }
 
+// MaxXGFTHeight bounds an XGFT's height (len(m)): with every m_j ≥ 2 a
+// graph holds at most 30 levels; levels of m_j = 1 only repeat the one
+// below, and the builder's and d-mod-k's work grows as the square of the
+// height.
+const MaxXGFTHeight = 64
+
 // NewXGFT builds XGFT(len(m); m; w) with links of capacity c.
 func NewXGFT(m, w []int, c float64) (*XGFT, error) {
 	h := len(m)
 	if h == 0 || len(w) != h {
-		return nil, fmt.Errorf("xgft: m %v and w %v are not allowed: must be non-empty and of the same length", m, w)
+		return nil, fmt.Errorf("xgft: m of %d levels and w of %d are not allowed: must be non-empty and of the same length", len(m), len(w))
+	}
+	if h > MaxXGFTHeight {
+		return nil, fmt.Errorf("xgft m: %d levels is not allowed: must be 1 to %d", h, MaxXGFTHeight)
 	}
 	for i := range m {
 		if err := checkAtLeast(fmt.Sprintf("xgft m[%d]", i), m[i], 1); err != nil {
@@ -233,8 +242,8 @@ func ThinTree(k, kUp, n int, c float64) (*XGFT, error) {
 	if kUp < 1 || kUp > k {
 		return nil, fmt.Errorf("thin tree k': %d is not allowed: must be in [1, %d] (k)", kUp, k)
 	}
-	if err := checkAtLeast("thin tree levels", n, 1); err != nil {
-		return nil, err
+	if n < 1 || n > MaxXGFTHeight {
+		return nil, fmt.Errorf("thin tree levels: %d is not allowed: must be in [1, %d]", n, MaxXGFTHeight)
 	}
 	m, w := make([]int, n), make([]int, n)
 	for i := range m {

@@ -103,6 +103,18 @@ func TestXGFT(t *testing.T) {
 			}
 		}
 	}
+	// A height past MaxXGFTHeight is refused before any level is sized
+	// (the work grew as its square: 20,000 levels of m = w = 1 took 13 s).
+	ones := slices.Repeat([]int{1}, MaxXGFTHeight+1)
+	if _, err := NewXGFT(ones, ones, 1); err == nil || !strings.Contains(err.Error(), "xgft m: 65 levels is not allowed: must be 1 to 64") {
+		t.Errorf("65 levels: %v", err)
+	}
+	if _, err := NewXGFT(ones[:64], ones[:64], 1); err != nil {
+		t.Errorf("64 levels: %v", err)
+	}
+	if _, err := NewXGFT([]int{2, 2}, []int{1}, 1); err == nil || !strings.Contains(err.Error(), "xgft: m of 2 levels and w of 1") {
+		t.Errorf("m and w of different lengths: %v", err)
+	}
 	tree, err := graph.NewTree(4, 3, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +140,8 @@ func TestThinTree(t *testing.T) {
 	for _, bad := range []struct {
 		k, kUp, n int
 		want      string
-	}{{1, 1, 2, "thin tree k: 1"}, {4, 5, 2, "thin tree k': 5 is not allowed: must be in [1, 4]"}, {4, 2, 0, "thin tree levels: 0"}} {
+	}{{1, 1, 2, "thin tree k: 1"}, {4, 5, 2, "thin tree k': 5 is not allowed: must be in [1, 4]"}, {4, 2, 0, "thin tree levels: 0"},
+		{2, 2, 1 << 40, "thin tree levels: 1099511627776 is not allowed: must be in [1, 64]"}} {
 		if _, err := ThinTree(bad.k, bad.kUp, bad.n, 1); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("ThinTree(%d, %d, %d): %v, want %q", bad.k, bad.kUp, bad.n, err, bad.want)
 		}
