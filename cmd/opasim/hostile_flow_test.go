@@ -53,6 +53,11 @@ func TestHostileFlowInput(t *testing.T) {
 	// A header that announces a billion messages.
 	billion := write("billion.vef", "VEF 2 1000000000 1 0 0 FALSE\nC0 0 1\n0 0 1 8 0 0 -1\n")
 	phases := write("phases.yaml", strings.Replace(string(study), "max_phases: 30", "max_phases: 1000000000", 1))
+	// Counted from their parameters, refused before they are built
+	// (flow/spec TestBigRefusedBeforeBuilding works out the figures).
+	torus := write("torus.yaml", "topology: {kind: torus, dims: [400, 400, 400], servers_per_switch: 1}\n")
+	tree5 := write("tree5.yaml", "topology: {kind: tree, k: 32, n: 5}\n")
+	dragonfly := write("dragonfly.yaml", "topology: {kind: dragonfly, a: 4000000000, h: 4000000000, p: 1, arrangement: absolute}\n")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -119,6 +124,12 @@ func TestHostileFlowInput(t *testing.T) {
 			[]string{"app nbody (--app) of 4096 tasks", "1000 iterations (--iterations)", "16773120000 flows", "about 9.8 TiB"}},
 		{"a trace announcing a billion messages", []string{"flow", "dynamic", "--preset", "tree-8ary-2", "--trace", billion, "--memory-budget-mb", "1024"},
 			[]string{"trace.file", "billion.vef", "1000000000 messages", "about 596.0 GiB", "budget of 1.0 GiB"}},
+		{"a 400x400x400 torus", []string{"flow", "static", "--config", torus, "--workers", "2", "--memory-budget-mb", "24064"},
+			[]string{"topology {kind: torus, dims: [400, 400, 400], servers_per_switch: 1}, counted before building", "512000000 links with 2 workers (--workers)", "about 42.9 GiB", "budget of 23.5 GiB"}},
+		{"a 32-ary 5-tree", []string{"flow", "dynamic", "--config", tree5, "--memory-budget-mb", "2000"},
+			[]string{"topology {kind: tree, k: 32, n: 5}, counted before building", "the dynamic engine on 33554432 servers", "about 15.5 GiB", "budget of 2.0 GiB"}},
+		{"a dragonfly past any graph", []string{"flow", "static", "--config", dragonfly},
+			[]string{"a: 4000000000, h: 4000000000, p: 1", "more than 4.6e18 servers", "a graph holds at most 2147483646 nodes"}},
 		{"a billion Markov phases", []string{"flow", "dynamic", "--config", phases},
 			[]string{"apps[0].markov.max_phases", "1000000000", "[0, 16777216]"}},
 	} {
