@@ -2,6 +2,8 @@ package graph
 
 import (
 	"fmt"
+	"math"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -224,15 +226,37 @@ func TestErrors(t *testing.T) {
 		{"torus dim", func() error { _, err := NewTorus([]int{4, 0}, 1, 1); return err }, "torus dims[1]: 0 is not allowed"},
 		{"torus spp", func() error { _, err := NewTorus([]int{4}, 0, 1); return err }, "servers per switch: 0 is not allowed"},
 		{"torus size", func() error { _, err := NewTorus([]int{1 << 12, 1 << 12, 1 << 12}, 1, 1); return err }, "switches is not allowed"},
+		// Huge parameters: refused, no overflow (k^n wrapped round an int64
+		// and was built).
+		{"tree k 2^62", func() error { _, err := NewTree(1<<62, 2, 1); return err }, "tree 4611686018427387904-ary 2-tree"},
+		{"tree n max", func() error { _, err := NewTree(2, math.MaxInt, 1); return err }, "links must be at most 2147483647"},
+		{"tree 2-ary 30-tree", func() error { _, err := NewTree(2, 30, 1); return err }, "2^30 servers is not allowed"},
+		{"torus spp 2^62", func() error { _, err := NewTorus([]int{4}, 1<<62, 1); return err }, "torus servers per switch: 4611686018427387904 is not allowed: must be in [1, 2147483646]"},
 		{"new servers", func() error { _, err := New(-1, 1, nil); return err }, "graph servers: -1 is not allowed"},
 		{"new from", func() error { _, err := New(1, 1, []Link{{From: 2, To: 0, Capacity: 1}}); return err }, "graph link 0 from: 2 is not allowed: must be in [0, 2)"},
 		{"new self", func() error { _, err := New(1, 1, []Link{{From: 1, To: 1, Capacity: 1}}); return err }, "graph link 0 to: 1 is not allowed"},
 		{"new capacity", func() error { _, err := New(1, 1, []Link{{From: 0, To: 1, Capacity: -1}}); return err }, "graph link 0 capacity: -1 is not allowed"},
 	} {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
 		err := c.err()
+		runtime.ReadMemStats(&m1)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
 		}
+		if used := m1.TotalAlloc - m0.TotalAlloc; used > 1<<20 {
+			t.Errorf("%s: %d B allocated before the refusal", c.name, used)
+		}
+	}
+	// MemoryBytesOf: 8 B a node, 20 a link, 8 more; saturating.
+	if got := MemoryBytesOf(112, 384); got != 8*112+20*384+8 {
+		t.Errorf("MemoryBytesOf(112, 384) = %d", got)
+	}
+	if got := MemoryBytesOf(math.MaxInt64, 5); got != 1<<62 {
+		t.Errorf("MemoryBytesOf saturates: %d", got)
+	}
+	if got := MemoryBytesOf(-3, -4); got != 8 {
+		t.Errorf("negative counts: %d", got)
 	}
 }
 

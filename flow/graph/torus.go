@@ -39,8 +39,8 @@ func NewTorus(dims []int, serversPerSwitch int, c float64) (*Torus, error) {
 	if len(dims) == 0 {
 		return nil, fmt.Errorf("torus dims: [] is not allowed: must have at least one dimension")
 	}
-	if serversPerSwitch < 1 {
-		return nil, fmt.Errorf("torus servers per switch: %d is not allowed: must be at least 1", serversPerSwitch)
+	if serversPerSwitch < 1 || serversPerSwitch > MaxNodes {
+		return nil, fmt.Errorf("torus servers per switch: %d is not allowed: must be in [1, %d]", serversPerSwitch, MaxNodes)
 	}
 	if err := checkCapacity("torus capacity", c); err != nil {
 		return nil, err

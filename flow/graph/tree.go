@@ -36,11 +36,14 @@ func NewTree(k, n int, c float64) (*Tree, error) {
 	if err := checkCapacity("tree capacity", c); err != nil {
 		return nil, err
 	}
+	if k > MaxLinks || n > 31 { // k^n ≥ 2^n servers: past 31 levels, past any graph
+		return nil, fmt.Errorf("tree %d-ary %d-tree: %d^%d servers is not allowed: its 2·n·k^n links must be at most %d", k, n, k, n, MaxLinks)
+	}
 	pow := []int64{1}
 	for i := 1; i <= n; i++ {
-		p := pow[i-1] * int64(k)
+		p := pow[i-1] * int64(k) // below 2^62: pow[i-1] and k at most 2^31
 		// 2n·k^n links must fit in an int32.
-		if p*2*int64(n) > MaxLinks {
+		if p > MaxLinks/(2*int64(n)) {
 			return nil, fmt.Errorf("tree %d-ary %d-tree: %d^%d servers is not allowed: its 2·n·k^n links must be at most %d", k, n, k, n, MaxLinks)
 		}
 		pow = append(pow, p)

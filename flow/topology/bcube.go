@@ -61,10 +61,14 @@ func NewBCube(n, k int, c float64) (*BCube, error) {
 	if err := checkCapacity("bcube capacity", c); err != nil {
 		return nil, err
 	}
-	servers, err := power("bcube size", n, k+1)
+	nk, err := power("bcube size", n, k) // k may be huge: k+1 could overflow
 	if err != nil {
 		return nil, err
 	}
+	if int64(nk)*int64(n) > graph.MaxNodes {
+		return nil, fmt.Errorf("bcube size: %d^%d is more than %d nodes", n, k+1, graph.MaxNodes)
+	}
+	servers := nk * n
 	if _, err := product("bcube size", []int{servers, k + 2}); err != nil {
 		return nil, err
 	}

@@ -66,8 +66,17 @@ func NewDragonfly(a, h, p int, arrangement string, c float64) (*Dragonfly, error
 	default:
 		return nil, fmt.Errorf("dragonfly arrangement: %q is not allowed: must be one of %v", arrangement, DragonflyArrangements())
 	}
+	if a > graph.MaxNodes || h > graph.MaxNodes || p > graph.MaxNodes {
+		return nil, fmt.Errorf("dragonfly a %d, h %d, p %d: not allowed: each must be at most %d", a, h, p, graph.MaxNodes)
+	}
 	g := a*h + 1
 	if _, err := product("dragonfly size", []int{g, a, p + 1}); err != nil {
+		return nil, err
+	}
+	// g·a routers (at most 2^30: g·a·(p+1) fits a graph) and a, h at most
+	// 2^31: 2·g·a·p + g·a·(a−1) + g·a·h links, below 2^63.
+	ga := int64(g) * int64(a)
+	if err := checkLinks(fmt.Sprintf("dragonfly a %d, h %d, p %d", a, h, p), 2*ga*int64(p)+ga*int64(a-1)+ga*int64(h)); err != nil {
 		return nil, err
 	}
 	d := &Dragonfly{A: a, H: h, P: p, G: g, Arrangement: arrangement}

@@ -103,6 +103,9 @@ func NewGDCFiConn(n, k int, rule string, c float64) (*GDCFiConn, error) {
 	default:
 		return nil, fmt.Errorf("gdcficonn rule: %q is not allowed: must be one of %v", rule, GDCFiConnRules())
 	}
+	if n > graph.MaxNodes/2 {
+		return nil, fmt.Errorf("gdcficonn n: %d is not allowed: must be at most %d", n, graph.MaxNodes/2)
+	}
 	d := &GDCFiConn{N: n, K: k, Rule: rule, T: []int{n}, G: []int{n}}
 	for m := 1; m <= k; m++ {
 		t := d.T[m-1]

@@ -85,6 +85,9 @@ func newHCNBCN(alpha, beta, h, gamma int, c float64) (*HCNBCN, error) {
 	if err := checkCapacity("hcn capacity", c); err != nil {
 		return nil, err
 	}
+	if alpha > graph.MaxNodes || beta > graph.MaxNodes {
+		return nil, fmt.Errorf("hcn alpha %d, beta %d: not allowed: each must be at most %d", alpha, beta, graph.MaxNodes)
+	}
 	switches, err := power("hcn size", alpha, h)
 	if err != nil {
 		return nil, err
@@ -103,6 +106,12 @@ func newHCNBCN(alpha, beta, h, gamma int, c float64) (*HCNBCN, error) {
 		}
 	}
 	servers := x.Copies * x.perCopy
+	// Links (the type's counts): per copy 2·(its servers) and leaders − α,
+	// and copies·α^h·β between followers; each term below 2^34.
+	count := int64(x.Copies)*(2*int64(x.perCopy)+int64(leaders-alpha)) + int64(x.Copies)*int64(switches)*int64(beta)
+	if err := checkLinks(fmt.Sprintf("hcn alpha %d, beta %d, h %d, gamma %d", alpha, beta, h, gamma), count); err != nil {
+		return nil, err
+	}
 	ls := &links{c: c}
 	for u := 0; u < x.Copies; u++ {
 		base := u * x.perCopy

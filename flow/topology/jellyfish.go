@@ -47,6 +47,11 @@ func NewJellyfish(n, k, r int, seed uint64, c float64) (*Jellyfish, error) {
 	if _, err := product("jellyfish size", []int{n, k - r + 1}); err != nil {
 		return nil, err
 	}
+	// 2·n·(k−r) + 2·⌊n·r/2⌋ links at most, r < n ≤ 2^31: checked before
+	// the switches are wired.
+	if err := checkLinks(fmt.Sprintf("jellyfish of %d switches of %d ports, %d to switches", n, k, r), 2*int64(n)*int64(k-r)+int64(n)*int64(r)/2*2); err != nil {
+		return nil, err
+	}
 	j := &Jellyfish{N: n, K: k, R: r, Seed: seed, adj: make([][]int32, n)}
 	j.wire(rand.New(rand.NewPCG(seed, 0x6a656c6c79)))
 	p := k - r

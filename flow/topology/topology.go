@@ -38,6 +38,16 @@ func checkAtLeast(field string, v, min int) error {
 	return nil
 }
 
+// checkLinks refuses a graph of more than graph.MaxLinks directed links
+// before its links are listed; links is a count worked out from the
+// parameters (at most 2^62: no overflow).
+func checkLinks(what string, links int64) error {
+	if links > graph.MaxLinks {
+		return fmt.Errorf("%s: %d directed links is not allowed: must be at most %d", what, links, graph.MaxLinks)
+	}
+	return nil
+}
+
 func checkCapacity(field string, c float64) error {
 	if !(c > 0) || math.IsInf(c, 0) {
 		return fmt.Errorf("%s: %v is not allowed: must be positive and finite", field, c)
@@ -45,10 +55,14 @@ func checkCapacity(field string, c float64) error {
 	return nil
 }
 
-// product multiplies xs, refusing a result past graph.MaxNodes.
+// product multiplies xs, refusing a result past graph.MaxNodes (a factor
+// past it too, before multiplying: no overflow).
 func product(field string, xs []int) (int64, error) {
 	p := int64(1)
 	for _, x := range xs {
+		if x > graph.MaxNodes {
+			return 0, fmt.Errorf("%s: %v gives more than %d nodes", field, xs, graph.MaxNodes)
+		}
 		p *= int64(x)
 		if p > graph.MaxNodes {
 			return 0, fmt.Errorf("%s: %v gives more than %d nodes", field, xs, graph.MaxNodes)
@@ -84,6 +98,15 @@ func Mesh(dims []int, serversPerSwitch int, c float64) (*graph.Graph, error) {
 	}
 	switches := int(w) / serversPerSwitch
 	servers := int(w)
+	// 2·c·W + 2·Σ (dims[i]−1)·W/dims[i]: at most 2·W·(c + 31) (at most 30
+	// dimensions are of size 2 or more).
+	count := 2 * int64(servers)
+	for _, d := range dims {
+		count += 2 * int64(d-1) * int64(switches/d)
+	}
+	if err := checkLinks(fmt.Sprintf("mesh %v with %d servers per switch", dims, serversPerSwitch), count); err != nil {
+		return nil, err
+	}
 	b := &links{c: c}
 	for p := 0; p < servers; p++ {
 		b.cable(int32(p), int32(servers+p/serversPerSwitch))
@@ -172,6 +195,15 @@ func NewXGFT(m, w []int, c float64) (*XGFT, error) {
 		}
 	}
 	t.base[h+1] = int32(total)
+	// Level i sends (its nodes)·w_(i+1) cables up: each term below 2^62,
+	// the sum refused once past graph.MaxLinks.
+	count := int64(0)
+	for i := 0; i < h; i++ {
+		count += 2 * int64(t.base[i+1]-t.base[i]) * int64(w[i])
+		if err := checkLinks(fmt.Sprintf("xgft m %v, w %v", m, w), count); err != nil {
+			return nil, err
+		}
+	}
 	servers := int(t.base[1])
 	b := &links{c: c}
 	for i := 0; i < h; i++ {

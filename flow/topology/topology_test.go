@@ -1,6 +1,8 @@
 package topology
 
 import (
+	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -497,3 +499,50 @@ func minimalDragonfly(t *testing.T) *Dragonfly {
 }
 
 func minimalOf(t *testing.T) route.Router { return minimalDragonfly(t).MinimalRouter() }
+
+// TestBuildersHostile: every builder refuses parameters past the graph's
+// limits before it lists a link (its work and memory were in proportion
+// to the links, or an int64 overflowed): no panic, a message naming the
+// parameter, less than a megabyte allocated.
+func TestBuildersHostile(t *testing.T) {
+	twos := slices.Repeat([]int{2}, 29)
+	for _, c := range []struct {
+		name string
+		err  func() error
+		want string
+	}{
+		{"mesh of 2^80 switches", func() error { _, err := Mesh([]int{1 << 40, 1 << 40}, 1, 1); return err }, "mesh dims: [1099511627776 1099511627776 1] gives more than"},
+		{"mesh of 2^50 servers a switch", func() error { _, err := Mesh([]int{1 << 20}, 1<<50, 1); return err }, "gives more than 2147483646 nodes"},
+		// 2^29 switches and servers; 2·2^29 + 29·2^29 links.
+		{"mesh of 29 dimensions of 2", func() error { _, err := Mesh(twos, 1, 1); return err }, "16642998272 directed links is not allowed: must be at most 2147483647"},
+		{"xgft of a 2^50 level", func() error { _, err := NewXGFT([]int{1 << 20, 1 << 50}, []int{1, 1}, 1); return err }, "xgft level"},
+		// One server, 2^30 parents: 2^31 links.
+		{"xgft of 2^30 parents", func() error { _, err := NewXGFT([]int{1}, []int{1 << 30}, 1); return err }, "xgft m [1], w [1073741824]: 2147483648 directed links"},
+		{"dragonfly of 2^32", func() error { _, err := NewDragonfly(1<<32, 1<<32, 1, DragonflyAbsolute, 1); return err }, "dragonfly a 4294967296, h 4294967296, p 1: not allowed: each must be at most 2147483646"},
+		// 4,002,000 routers: 8,004,000 + 4,002,000·1999 + 4,002,000 links.
+		{"dragonfly of 2000 routers a group", func() error { _, err := NewDragonfly(2000, 1, 1, DragonflyAbsolute, 1); return err }, "dragonfly a 2000, h 1, p 1: 8012004000 directed links"},
+		{"jellyfish of 2^63 ports", func() error { _, err := NewJellyfish(3, math.MaxInt, 2, 1, 1); return err }, "jellyfish size"},
+		// 2·50,000 + 50,000·49,999 links.
+		{"jellyfish of 50,000 neighbours", func() error { _, err := NewJellyfish(50000, 50000, 49999, 1, 1); return err }, "2500050000 directed links"},
+		{"bcube of k max", func() error { _, err := NewBCube(2, math.MaxInt, 1); return err }, "bcube size"},
+		{"bcube of 2^31 servers", func() error { _, err := NewBCube(2, 30, 1); return err }, "bcube size: 2^31 is more than 2147483646 nodes"},
+		{"dcell of 2^40 servers a switch", func() error { _, err := NewDCell(1<<40, 0, 1); return err }, "gdcficonn n: 1099511627776 is not allowed"},
+		{"bcn of beta max", func() error { _, err := NewBCN(2, math.MaxInt, 1, 0, 1); return err }, "hcn alpha 2, beta 9223372036854775807: not allowed"},
+		{"hcn of alpha 2^40", func() error { _, err := NewHCN(1<<40, 0, 1); return err }, "hcn alpha 1099511627776"},
+		// HCN(2, 29): 2^30 servers, 2^29 switches; 2·2^30 + 2^30 − 2 links.
+		{"hcn of 2^30 servers", func() error { _, err := NewHCN(2, 29, 1); return err }, "hcn alpha 2, beta 0, h 29, gamma -1: 3221225470 directed links"},
+		{"dpillar of 2^40 ports", func() error { _, err := NewDPillar(1<<40, 2, 1); return err }, "dpillar size"},
+		{"thin tree of 2^40 levels", func() error { _, err := ThinTree(2, 1, 1<<40, 1); return err }, "thin tree levels: 1099511627776"},
+	} {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		err := c.err()
+		runtime.ReadMemStats(&m1)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+		if used := m1.TotalAlloc - m0.TotalAlloc; used > 1<<20 {
+			t.Errorf("%s: %d B allocated before the refusal", c.name, used)
+		}
+	}
+}
