@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/opasim/opasim/flow/scale"
+	"github.com/opasim/opasim/flow/spec"
 	"github.com/opasim/opasim/flow/workload"
 	"github.com/opasim/opasim/sweep"
 )
@@ -25,6 +26,7 @@ func newFlowScaleCmd() *cobra.Command {
 		families              []string
 		maxServers, perServer int
 		workers               int
+		budgetMB              int64
 		seed                  uint64
 		progress              bool
 	)
@@ -53,6 +55,17 @@ Families: ` + strings.Join(scale.FamilyNames(), ", ") + ` (docs/flow.md lists th
 			fams, err := scale.Families(families, maxServers)
 			if err != nil {
 				return badInput(err)
+			}
+			budget, err := spec.NewBudget(budgetMB)
+			if err != nil {
+				return badInput(err)
+			}
+			for _, f := range fams { // every instance counted before any is built
+				for _, t := range f.Sizes {
+					if err := (spec.Config{Topology: t, Workers: workers}).CheckSize(budget); err != nil {
+						return badInput(fmt.Errorf("--max-servers %d: family %s: %w; give a smaller --max-servers", maxServers, f.Name, err))
+					}
+				}
 			}
 			spec := workload.Spec{Name: pattern, FlowsPerServer: perServer}
 			if _, err := workload.Build(spec, 64, seed); err != nil {
@@ -96,6 +109,7 @@ Families: ` + strings.Join(scale.FamilyNames(), ", ") + ` (docs/flow.md lists th
 	fl.StringVar(&pattern, "pattern", "uniform", "traffic pattern")
 	fl.IntVar(&perServer, "flows-per-server", 1, "uniform and the like: flows a server")
 	fl.IntVar(&workers, "workers", 0, "goroutines routing flows (0: one per core)")
+	fl.Int64Var(&budgetMB, "memory-budget-mb", 0, "refuse a study whose largest instance is estimated to take more memory than this, in MiB, before it starts (0: this machine's memory)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the pattern and the random topologies")
 	fl.BoolVar(&progress, "progress", true, "show the progress on stderr: a bar on a terminal, else a line as the study starts and at each tenth of it")
 	return cmd

@@ -132,6 +132,10 @@ func TestHostileFlowInput(t *testing.T) {
 			[]string{"a: 4000000000, h: 4000000000, p: 1", "more than 4.6e18 servers", "a graph holds at most 2147483646 nodes"}},
 		{"a billion Markov phases", []string{"flow", "dynamic", "--config", phases},
 			[]string{"apps[0].markov.max_phases", "1000000000", "[0, 16777216]"}},
+		{"a scale study past the budget", []string{"flow", "scale", "--max-servers", "1000000", "--memory-budget-mb", "100", "--out", t.TempDir()},
+			[]string{"--max-servers 1000000", "family torus-3d", "dims: [64, 64, 64]", "counted before building", "budget of 100 MiB"}},
+		{"a scale study's negative budget", []string{"flow", "scale", "--memory-budget-mb", "-1", "--out", t.TempDir()},
+			[]string{"--memory-budget-mb", "-1", "[0, 1073741824]"}},
 	} {
 		expectRefused(t, tc.name, tc.args, tc.want)
 	}

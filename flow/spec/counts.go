@@ -383,3 +383,15 @@ func (c *Config) checkCounts(b Budget) error {
 	}
 	return b.Check(est, fmt.Sprintf("topology %s, counted before building: %s", t.params(), engine))
 }
+
+// CheckSize is the check BuildWithin makes before it builds, on a copy of
+// c with its preset resolved: from the topology's parameters alone,
+// nothing built, it refuses a graph past the graph's limits or a graph
+// and run that would take more than b. A graph file is not counted here
+// (BuildWithin counts it as it reads it).
+func (c Config) CheckSize(b Budget) error {
+	if err := c.Resolve(); err != nil {
+		return err
+	}
+	return c.checkCounts(b)
+}
