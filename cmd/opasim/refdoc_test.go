@@ -2,9 +2,14 @@ package main
 
 import (
 	"flag"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/internal/clidoc"
+	"github.com/opasim/opasim/internal/configdoc"
 )
 
 var updateReference = flag.Bool("update-reference", false, "write docs/reference from the command tree instead of checking it")
@@ -17,12 +22,28 @@ const referenceDir = "../../docs/reference"
 // and the failure below name it.
 const regenerate = "`go generate ./cmd/opasim`"
 
-// TestCLIReference: docs/reference is what the command tree gives now,
-// page for page and byte for byte, so a flag added, removed, renamed or
-// given another default or meaning without the reference regenerated
-// fails here, naming the page and the first line that differs.
-func TestCLIReference(t *testing.T) {
+// configKeysPage is the page of the run config's keys in docs/reference.
+const configKeysPage = "config-keys.md"
+
+// referencePages are the pages of docs/reference: one per command, and
+// the run config's keys with their defaults.
+func referencePages() map[string][]byte {
 	pages := clidoc.Render(newRootCmd, regenerate)
+	pages[configKeysPage] = configdoc.Render(fabric.Default(), "The run config's keys and their defaults",
+		"<!-- Generated from the code: do not edit. Regenerate with "+regenerate+" -->\n\n"+
+			"Every key of the YAML file `opasim run --config` reads, with the value it has when the file "+
+			"does not give it (`fabric.Default()`). What each key means and the values it allows: "+
+			"[config.md](../config.md).")
+	return pages
+}
+
+// TestCLIReference: docs/reference is what the command tree and the
+// default config give now, page for page and byte for byte, so a flag or
+// a config key added, removed, renamed or given another default or
+// meaning without the reference regenerated fails here, naming the page
+// and the first line that differs.
+func TestCLIReference(t *testing.T) {
+	pages := referencePages()
 	if *updateReference {
 		if err := clidoc.Write(referenceDir, pages); err != nil {
 			t.Fatal(err)
@@ -32,5 +53,27 @@ func TestCLIReference(t *testing.T) {
 	}
 	if err := clidoc.Check(referenceDir, pages); err != nil {
 		t.Fatalf("docs/reference is not what the commands give now:\n%v\nregenerate it with: go generate ./cmd/opasim", err)
+	}
+}
+
+// TestConfigKeysDocumented: docs/config.md, the hand-written key
+// reference, names every key of the run config (by its path, or by its
+// last part in a row that gives the path's start), so a key added to the
+// config without a word in the docs fails here.
+func TestConfigKeysDocumented(t *testing.T) {
+	data, err := os.ReadFile("../../docs/config.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("`([a-z0-9_.\\[\\]]+)`").FindAllStringSubmatch(string(data), -1) {
+		named[m[1]] = true
+	}
+	for _, k := range configdoc.Keys(fabric.Default()) {
+		path := strings.ReplaceAll(k.Path, "[]", "")
+		leaf := path[strings.LastIndex(path, ".")+1:]
+		if !named[path] && !named[leaf] {
+			t.Errorf("docs/config.md does not name the key %s (nor %s)", k.Path, leaf)
+		}
 	}
 }
