@@ -307,8 +307,8 @@ func (s *source) headOf(q int) *entry {
 type reqQueue struct {
 	bySlot    [][]pending
 	count     int
-	busy      uint64               // bit s set: slot s has a request (kept when there are at most 64 slots)
-	refusedAt map[[2]int32]refusal // (slot, source queue) -> last refusal
+	busy      uint64    // bit s set: slot s has a request (kept when there are at most 64 slots)
+	refusedAt []refusal // the last refusal of each (slot, source queue) that can still matter (forget)
 }
 
 // wide reports whether the queue has more slots than busy covers.
@@ -326,14 +326,42 @@ func (r *reqQueue) mark(slot int) {
 	}
 }
 
-// refusal is when a destination refused a request, and the request's number.
+// refusal is when a destination refused a request of slot's queue q, and
+// the request's number.
 type refusal struct {
-	at  clock.Cycle
-	tag int32
+	at      clock.Cycle
+	slot, q int32
+	tag     int32
 }
 
 func newReqQueue(slots int) reqQueue {
-	return reqQueue{bySlot: make([][]pending, slots), refusedAt: map[[2]int32]refusal{}}
+	return reqQueue{bySlot: make([][]pending, slots)}
+}
+
+// refusalOf returns the recorded refusal of slot's queue q, or nil.
+func (r *reqQueue) refusalOf(slot, q int32) *refusal {
+	for i := range r.refusedAt {
+		if x := &r.refusedAt[i]; x.slot == slot && x.q == q {
+			return x
+		}
+	}
+	return nil
+}
+
+// forget drops the refusals that no request can be behind any more at
+// now. A request behind refusal x takes effect before x.at + μ + λ
+// (behindRefusal); it is refused by the evaluation at its effect cycle,
+// or, if it came before x was refused, by the one that refused x. So from
+// x.at + μ + λ on, x decides nothing.
+func (r *reqQueue) forget(p *params, now clock.Cycle) {
+	k := 0
+	for _, x := range r.refusedAt {
+		if now < x.at+p.grantLatency+p.requestLatency {
+			r.refusedAt[k] = x
+			k++
+		}
+	}
+	r.refusedAt = r.refusedAt[:k]
 }
 
 // refuse answers request m of slot with a refusal at now. A request behind
@@ -342,7 +370,12 @@ func newReqQueue(slots int) reqQueue {
 // the same output before its source hears of it are refused too.
 func (r *reqQueue) refuse(p *params, slot int, m *messages.Msg, now clock.Cycle, from messages.CompID, out *Outbox) {
 	if !r.behindRefusal(p, slot, m) {
-		r.refusedAt[[2]int32{int32(slot), m.Queue}] = refusal{at: now, tag: m.Tag}
+		x := refusal{at: now, slot: int32(slot), q: m.Queue, tag: m.Tag}
+		if old := r.refusalOf(x.slot, x.q); old != nil {
+			*old = x
+		} else {
+			r.refusedAt = append(r.refusedAt, x)
+		}
 	}
 	out.Send(nack(p, m, now, from))
 }
@@ -352,8 +385,11 @@ func (r *reqQueue) refuse(p *params, slot int, m *messages.Msg, now clock.Cycle,
 // that refusal: its packet is behind the refused one, and it must be
 // refused too, so that the queue's packets leave in order.
 func (r *reqQueue) behindRefusal(p *params, slot int, m *messages.Msg) bool {
-	x, ok := r.refusedAt[[2]int32{int32(slot), m.Queue}]
-	return ok && m.Tag-x.tag > 0 && m.At-p.requestLatency < x.at+p.grantLatency
+	if len(r.refusedAt) == 0 {
+		return false
+	}
+	x := r.refusalOf(int32(slot), m.Queue)
+	return x != nil && m.Tag-x.tag > 0 && m.At-p.requestLatency < x.at+p.grantLatency
 }
 
 func (r *reqQueue) add(slot int, m *messages.Msg) {

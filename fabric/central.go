@@ -209,6 +209,9 @@ func (c *centralXbar) accept(mp, b int, now clock.Cycle, out *Outbox) {
 // for their start, and those that fit in neither buffer (unless held).
 func (c *centralXbar) arbitratePipelined(mp, b0, b1 int, now clock.Cycle, out *Outbox) {
 	r := &c.preq[mp]
+	if len(r.refusedAt) > 0 {
+		r.forget(c.p, now)
+	}
 	if r.count == 0 {
 		return
 	}

@@ -186,6 +186,9 @@ func (o *outputPort) arbitrate(now clock.Cycle, out *Outbox) {
 // those whose VL has no room (unless held, as in the serial allocator).
 func (o *outputPort) arbitratePipelined(now clock.Cycle, out *Outbox) {
 	r := &o.preq
+	if len(r.refusedAt) > 0 {
+		r.forget(o.p, now)
+	}
 	if r.count == 0 {
 		return
 	}

@@ -92,7 +92,7 @@ func TestReqQueueBehindRefusal(t *testing.T) {
 	}
 	// Refusing a request that is behind keeps the first refusal on record.
 	r.refuse(p, 1, req(0, 4, 215), 210, benchSelf, &out)
-	if x := r.refusedAt[[2]int32{1, 0}]; x.at != 200 || x.tag != 3 {
+	if x := r.refusalOf(1, 0); x == nil || x.at != 200 || x.tag != 3 {
 		t.Errorf("recorded refusal %+v, want tag 3 at 200", x)
 	}
 }
