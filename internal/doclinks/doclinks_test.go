@@ -2,10 +2,13 @@ package doclinks
 
 import (
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -175,5 +178,92 @@ func TestLinks(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Errorf("only %d links checked: the docs were not found or not read", checked)
+	}
+}
+
+// importList is the imports column of docs/architecture.md's import
+// tables: packages of opasim, comma separated, or — for none.
+var importList = regexp.MustCompile(`^(?:[a-z0-9_/]+(?:, [a-z0-9_/]+)*|—)$`)
+
+// importRow reads a row of those tables: the package (in backticks) and
+// its imports of opasim's, the third column from the end. ok is false
+// for other rows.
+func importRow(l string) (pkg string, list []string, ok bool) {
+	if !strings.HasPrefix(l, "| `") {
+		return "", nil, false
+	}
+	cells := strings.Split(strings.Trim(l, "| "), " | ")
+	if len(cells) < 3 {
+		return "", nil, false
+	}
+	pkg = strings.Trim(cells[0], "`")
+	col := cells[len(cells)-2]
+	if !importList.MatchString(col) {
+		return "", nil, false
+	}
+	if col != "—" {
+		list = strings.Split(col, ", ")
+	}
+	return pkg, list, true
+}
+
+// imports lists the packages of this module that the non-test Go files
+// of dir import, without the module path.
+func imports(t *testing.T, dir string) []string {
+	const module = "github.com/opasim/opasim/"
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range parsed.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, module) {
+				set[strings.TrimPrefix(p, module)] = true
+			}
+		}
+	}
+	var out []string
+	for p := range set {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestArchitectureImports: every row of docs/architecture.md's import
+// tables that lists a package's imports of opasim's lists exactly those
+// its code has.
+func TestArchitectureImports(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, l := range lines(string(data)) {
+		pkg, doc, ok := importRow(l)
+		if !ok {
+			continue
+		}
+		dir := filepath.Join(root, filepath.FromSlash(pkg))
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue // not a package
+		}
+		rows++
+		slices.Sort(doc)
+		if got := imports(t, dir); !slices.Equal(doc, got) {
+			t.Errorf("docs/architecture.md says %s imports %v; its code imports %v", pkg, doc, got)
+		}
+	}
+	if rows < 30 {
+		t.Errorf("only %d rows of imports checked: the tables were not found", rows)
 	}
 }
