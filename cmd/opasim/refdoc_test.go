@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/flow/spec"
 	"github.com/opasim/opasim/internal/clidoc"
 	"github.com/opasim/opasim/internal/configdoc"
 )
@@ -22,8 +23,12 @@ const referenceDir = "../../docs/reference"
 // and the failure below name it.
 const regenerate = "`go generate ./cmd/opasim`"
 
-// configKeysPage is the page of the run config's keys in docs/reference.
-const configKeysPage = "config-keys.md"
+// configKeysPage and flowConfigKeysPage are the pages of the run
+// config's keys and of the flow-level config's keys in docs/reference.
+const (
+	configKeysPage     = "config-keys.md"
+	flowConfigKeysPage = "flow-config-keys.md"
+)
 
 // referencePages are the pages of docs/reference: one per command, and
 // the run config's keys with their defaults.
@@ -34,6 +39,13 @@ func referencePages() map[string][]byte {
 			"Every key of the YAML file `opasim run --config` reads, with the value it has when the file "+
 			"does not give it (`fabric.Default()`). What each key means and the values it allows: "+
 			"[config.md](../config.md).")
+	pages[flowConfigKeysPage] = configdoc.Render(spec.Default(), "The flow-level config's keys and their defaults",
+		"<!-- Generated from the code: do not edit. Regenerate with "+regenerate+" -->\n\n"+
+			"Every key of the YAML file `opasim flow static|dynamic --config` reads, with the value it has when "+
+			"the file does not give it (`spec.Default()`). A 0 or an empty value often stands for a default the "+
+			"run fills in (a capacity of 1, the topology's own routing, one worker per core): the guide, "+
+			"[flow.md](../flow.md#the-config-file), says which, and the storage keys are explained in "+
+			"[flow-workloads.md](../flow-workloads.md#configuration).")
 	return pages
 }
 

@@ -90,11 +90,26 @@ func kind(t reflect.Type) string {
 	case reflect.Pointer:
 		return kind(t.Elem())
 	case reflect.Slice, reflect.Array:
-		return "list of " + kind(t.Elem()) + "s"
+		return "list of " + plural(t.Elem())
 	case reflect.Map:
 		return "map of " + kind(t.Key()) + " to " + kind(t.Elem())
+	case reflect.Struct:
+		return "map"
 	}
 	return t.Kind().String()
+}
+
+// plural names many values of type t: "integers", "lists of numbers".
+func plural(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return plural(t.Elem())
+	case reflect.Slice, reflect.Array:
+		return "lists of " + plural(t.Elem())
+	case reflect.Map, reflect.Struct:
+		return "maps"
+	}
+	return kind(t) + "s"
 }
 
 // format writes a default value as YAML would, but for the absent.

@@ -25,6 +25,7 @@ type toy struct {
 	Empty   []entry           `yaml:"empty"`
 	Limit   *int64            `yaml:"limit"`
 	Algos   map[string]string `yaml:"algos"`
+	Grid    [][]int           `yaml:"grid"`
 	Skipped int               `yaml:"-"`
 	hidden  int
 }
@@ -53,6 +54,7 @@ func TestRender(t *testing.T) {
 		"| `empty[].ids` | list of integers | per entry |\n" +
 		"| `limit` | integer | absent |\n" +
 		"| `algos` | map of string to string | {a: first, z: last} |\n" +
+		"| `grid` | list of lists of integers | [] |\n" +
 		"\nThe default entries of `list`:\n\n" +
 		"| `name` | `ids` |\n|---|---|\n" +
 		"| a | [1, 2] |\n" +
@@ -70,7 +72,7 @@ func TestKeys(t *testing.T) {
 		paths = append(paths, k.Path)
 	}
 	want := []string{"seed", "mode", "path", "on", "inner.depth", "inner.rate", "list", "list[].name", "list[].ids",
-		"empty", "empty[].name", "empty[].ids", "limit", "algos"}
+		"empty", "empty[].name", "empty[].ids", "limit", "algos", "grid"}
 	if !slices.Equal(paths, want) {
 		t.Errorf("paths %v, want %v", paths, want)
 	}
