@@ -114,7 +114,7 @@ func TestDTableFileNamesKeys(t *testing.T) {
 	}
 }
 
-// TestVLArbKeys: the vlarb keys are read from YAML as the README writes
+// TestVLArbKeys: the vlarb keys are read from YAML as docs/config.md writes
 // them, a misspelt entry key is named by its path and line, and a bad value
 // by its key path.
 func TestVLArbKeys(t *testing.T) {

@@ -115,7 +115,7 @@ func TestFlowAgreesWithCycleLevel(t *testing.T) {
 		// ... and 0.96 with buffers of 1,024 flits (central 4,096) and
 		// 256 of them allowed a VL, nothing else changed: what the torus
 		// loses is VL space (more space a VL alone, 128 of 256, loses
-		// more: docs/flow.md, "Cross-validation").
+		// more: docs/validation.md, "Flow level against cycle level").
 		{"torus uniform, larger buffers", torus, "uniform", static.AllToAll, torusRouter, 0.9, func(c *fabric.Config) {
 			c.Switch.InputBufferFlits, c.Switch.OutputBufferFlits, c.Switch.CentralBufferFlits = 1024, 1024, 4096
 			c.NIC.InjectionBufferFlits, c.NIC.ReceiveBufferFlits = 1024, 1024
@@ -270,8 +270,8 @@ func oneStreamRate(t *testing.T, dir string) (flits, rate, cycles float64) {
 // cycle level's rate is what one stream of one SL gets. Prediction: the
 // all-to-all (NIC s to s+1, s+2, ... in that order), each NIC's flows
 // chained at the flow level on links of that capacity; the cycle level's
-// makespan and mean completion within 2% of it (docs/flow.md,
-// "Cross-validation"). The command's flow-level replay of the same trace
+// makespan and mean completion within 2% of it (docs/validation.md,
+// "Flow level against cycle level"). The command's flow-level replay of the same trace
 // with --serial-sends must give the chained flows' times.
 func TestCompletionTimesAgree(t *testing.T) {
 	const n, size = xvNICs, xvSize
@@ -408,7 +408,7 @@ func checkPermutations(t *testing.T, n, msgs int, flits float64, router func(c f
 //     0.4, 564,480 cycles, within 2%.
 //
 // Without the VLs' limit (links of capacity 1) bit reversal's cycle level
-// is 1.27 times the flow level's; docs/flow.md, "Cross-validation".
+// is 1.27 times the flow level's; docs/validation.md, "Flow level against cycle level".
 func TestPermutationCompletionTimes(t *testing.T) {
 	testlong.Skip(t, "cycle-level replays")
 	const n = xvNICs
@@ -561,8 +561,8 @@ func xvTorusRouter(t *testing.T, c float64) route.Router {
 // So the makespan's difference on the default torus is buffer space.
 // How it costs is not isolated; one account: where flows contend, a VL's
 // space holds packets waiting for other outputs, so a stream has less
-// than max_vl_flits free over its credit loop (docs/flow.md,
-// "Cross-validation", has the runs between the two).
+// than max_vl_flits free over its credit loop (docs/validation.md,
+// "Flow level against cycle level", has the runs between the two).
 func TestTorusAllToAllCompletionTimes(t *testing.T) {
 	testlong.Skip(t, "cycle-level replays")
 	const n = 100

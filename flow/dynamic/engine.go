@@ -186,7 +186,7 @@ type Options struct {
 	// next multiple of it: flows that become ready within one quantum
 	// start together, in one batch and one solve. A cheaper model, not
 	// the exact one, for runs whose cost is one solve per distinct start
-	// time (docs/flow.md, "Grouped starts"): each start is delayed by less
+	// time (docs/flow-engines.md, "Grouped starts"): each start is delayed by less
 	// than the quantum, by that much per causal step of a workload with
 	// dependencies. Flows that cross no link (size 0, or to their own
 	// source: barriers) are not delayed, and completions keep their exact

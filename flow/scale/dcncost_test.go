@@ -16,7 +16,7 @@ import (
 )
 
 // TestDCNCost measures where the application study's dcntraffic runs
-// spend their time (docs/flow.md, "At ~64k servers"). It is a
+// spend their time (docs/flow-study-64k.md). It is a
 // measurement, not a check, and is skipped unless OPASIM_DCNCOST is set:
 //
 //	OPASIM_DCNCOST='topo=torus-3d servers=64k mode=arrivals stop=64000' \

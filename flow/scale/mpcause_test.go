@@ -11,8 +11,7 @@ import (
 )
 
 // TestMultipathStencilCause is the experiment behind the explanation of
-// why ECMP-4 makes the fat tree's stencil slower (docs/flow.md, "At ~64k
-// servers"): the hypothesis is that a flow ends with the last of its four
+// why ECMP-4 makes the fat tree's stencil slower (docs/flow-study-64k.md): the hypothesis is that a flow ends with the last of its four
 // subflows and that subflows of different flows meet unevenly on the
 // switch-to-switch links, where d-mod-k's single paths do not. It changes
 // only that: the stencil of the 4k study on its fat tree, with d-mod-k

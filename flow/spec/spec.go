@@ -245,7 +245,7 @@ type Dynamic struct {
 	// RateCap, if positive, bounds every flow's rate (a flow with a cap
 	// of its own keeps the lower): for instance the rate one stream gets
 	// at the cycle level, with links at what its VLs carry
-	// (docs/flow.md, "Cross-validation"). 0 (the default): no bound.
+	// (docs/validation.md, "Flow level against cycle level"). 0 (the default): no bound.
 	RateCap float64 `yaml:"rate_cap" json:"rate_cap,omitempty"`
 }
 
