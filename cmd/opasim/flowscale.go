@@ -37,7 +37,7 @@ func newFlowScaleCmd() *cobra.Command {
 under one pattern (seed 001: random uniform), and writes scale.csv, scale.json and the figures
 non-restricted, restricted and their per-port versions (PNG and SVG) to --out.
 
-Families: ` + strings.Join(scale.FamilyNames(), ", ") + ` (docs/flow.md lists their instances).`,
+Families: ` + strings.Join(scale.FamilyNames(), ", ") + ` (docs/flow-studies.md lists their instances).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
