@@ -71,8 +71,8 @@ func (c *core) Deliver(msgs []messages.Msg) {
 
 func (c *core) Next() clock.Cycle {
 	t := c.tm.top()
-	if k := c.in.keys; len(k) > 0 && k[0].at < t {
-		t = k[0].at
+	if len(c.in.keys) > 0 && c.in.top < t {
+		t = c.in.top
 	}
 	return t
 }
@@ -100,6 +100,7 @@ func (c *core) run(h handler, to clock.Cycle, out *Outbox) clock.Cycle {
 	for {
 		t := c.Next()
 		if t >= to {
+			c.in.done()
 			return t
 		}
 		c.now = t

@@ -214,6 +214,23 @@ func (n *Network) add(c Component) {
 // advancing.
 func (n *Network) Deliver(m *messages.Msg) { n.cores[m.Dst].in.Push(m) }
 
+// ShareMessageStore makes the inboxes of all components store their
+// messages in one place (each group's share one from Build), so that a
+// message is stored in the slot another has just left, still in the
+// cache. Only for an engine that runs every component on one goroutine.
+// Once messages have been delivered the stores stay as they are.
+func (n *Network) ShareMessageStore() {
+	for _, c := range n.cores {
+		if c.in.st != nil && len(c.in.st.msgs) > 0 {
+			return
+		}
+	}
+	st := new(msgStore)
+	for _, c := range n.cores {
+		c.in.st = st
+	}
+}
+
 func (n *Network) build(traffic *workloads.Traffic) {
 	p, t := n.p, n.Topology
 	l := newLayout(t)
@@ -273,6 +290,7 @@ func (n *Network) group(nicStats []*Stats) {
 			g.Members = append(g.Members, o.ID())
 		}
 		n.Groups = append(n.Groups, g)
+		n.shareStore(g.Members)
 		ng := Group{Name: fmt.Sprintf("nics%d", s), Kind: "nics", Switch: s, Stats: nicStats[s]}
 		for i, ref := range n.Topology.NICPort {
 			if ref.Switch == s {
@@ -281,6 +299,16 @@ func (n *Network) group(nicStats []*Stats) {
 		}
 		if len(ng.Members) > 0 {
 			n.Groups = append(n.Groups, ng)
+			n.shareStore(ng.Members)
 		}
+	}
+}
+
+// shareStore gives the components of a group one message store: an engine
+// runs a group's components one at a time.
+func (n *Network) shareStore(members []messages.CompID) {
+	st := new(msgStore)
+	for _, id := range members {
+		n.cores[id].in.st = st
 	}
 }

@@ -253,3 +253,42 @@ func (h *timerTestHandler) eval(u int32, now clock.Cycle, _ *Outbox) {
 	*h.log = append(*h.log, timer{now, u})
 	h.sets(now, u, h.c.at)
 }
+
+// TestInboxReusesSlots: pushes and pops interleaved give every message
+// back whole (its Slot too, which links the free slots) in the order of
+// a sorted reference, and the store holds no more messages than the inbox
+// held at once, plus the one a pop gave out last.
+func TestInboxReusesSlots(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b inbox
+	var ref []messages.Msg // sorted by (At, Src, Tag)
+	seq := int32(0)
+	most := 0
+	for step := 0; step < 20000; step++ {
+		if rng.IntN(2) == 0 || len(ref) == 0 {
+			m := messages.Msg{At: clock.Cycle(rng.IntN(50)), Src: messages.CompID(rng.IntN(4)), Tag: seq, Slot: int32(rng.IntN(1000)), Count: seq * 3}
+			seq++
+			b.Push(&m)
+			i, _ := slices.BinarySearchFunc(ref, m, func(a, x messages.Msg) int {
+				if a.At != x.At {
+					return int(a.At - x.At)
+				}
+				if a.Src != x.Src {
+					return int(a.Src - x.Src)
+				}
+				return int(a.Tag - x.Tag)
+			})
+			ref = slices.Insert(ref, i, m)
+			most = max(most, len(ref))
+			continue
+		}
+		got := *b.Pop()
+		if got != ref[0] {
+			t.Fatalf("step %d: popped %+v, want %+v", step, got, ref[0])
+		}
+		ref = ref[1:]
+	}
+	if len(b.st.msgs) > most+1 {
+		t.Errorf("%d message slots for at most %d held at once", len(b.st.msgs), most)
+	}
+}

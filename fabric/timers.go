@@ -137,14 +137,42 @@ func (tm *timers) top() clock.Cycle {
 // so the order in which a component applies its messages does not depend
 // on the engine or on scheduling.
 //
-// The messages stay where they were stored (slots of msgs, reused through
-// free); the heap orders small keys that name them, so that a push or a
-// pop moves 24-byte keys rather than whole messages.
+// The messages stay where they were stored, in slots of a message store
+// (msgStore) that the inboxes of a group share (the sequential engine
+// shares one among all: Network.ShareMessageStore); the heap orders small
+// keys that name them, so that a push or a pop moves 24-byte keys rather
+// than whole messages.
 type inbox struct {
-	msgs []messages.Msg
-	free []int32 // slots of msgs not in use
+	st   *msgStore // nil until the first push, unless shared
 	keys []inboxKey
+	top  clock.Cycle // keys[0].at when there are keys (kept here, in the line of the slice header)
 	next uint64
+	used int32 // the slot the last pop gave out plus one, freed at the next pop or by done; 0: none
+}
+
+// msgStore holds the messages of some inboxes. A slot freed is the first
+// reused, while it is still in the cache. The free slots are linked
+// through their messages' Slot fields, so that taking one touches only
+// the slot.
+type msgStore struct {
+	msgs []messages.Msg
+	free int32 // the first free slot plus one; 0: none (the next one is in its message's Slot, plus one)
+}
+
+func (st *msgStore) put(m *messages.Msg) int32 {
+	if st.free != 0 {
+		slot := st.free - 1
+		st.free = st.msgs[slot].Slot
+		st.msgs[slot] = *m
+		return slot
+	}
+	st.msgs = append(st.msgs, *m)
+	return int32(len(st.msgs) - 1)
+}
+
+func (st *msgStore) release(slot int32) {
+	st.msgs[slot].Slot = st.free
+	st.free = slot + 1
 }
 
 // inboxKey orders one stored message: effect cycle, sender, arrival.
@@ -167,17 +195,14 @@ func (a *inboxKey) less(b *inboxKey) bool {
 
 // Push stores a copy of *m.
 func (b *inbox) Push(m *messages.Msg) {
-	var slot int32
-	if n := len(b.free); n > 0 {
-		slot = b.free[n-1]
-		b.free = b.free[:n-1]
-		b.msgs[slot] = *m
-	} else {
-		slot = int32(len(b.msgs))
-		b.msgs = append(b.msgs, *m)
+	if b.st == nil {
+		b.st = new(msgStore)
 	}
-	k := inboxKey{at: m.At, seq: b.next, src: m.Src, slot: slot}
+	k := inboxKey{at: m.At, seq: b.next, src: m.Src, slot: b.st.put(m)}
 	b.next++
+	if len(b.keys) == 0 || k.at < b.top {
+		b.top = k.at
+	}
 	b.keys = append(b.keys, k)
 	s := b.keys
 	i := len(s) - 1
@@ -196,11 +221,13 @@ func (b *inbox) Top() clock.Cycle {
 	if len(b.keys) == 0 {
 		return clock.Never
 	}
-	return b.keys[0].at
+	return b.top
 }
 
-// Pop takes the first message out. It stays valid until the next Push.
+// Pop takes the first message out. It stays valid until the next push
+// into the store or the next Pop or done of this inbox.
 func (b *inbox) Pop() *messages.Msg {
+	b.done()
 	s := b.keys
 	slot := s[0].slot
 	n := len(s) - 1
@@ -224,16 +251,25 @@ func (b *inbox) Pop() *messages.Msg {
 			i = c
 		}
 		s[i] = last
+		b.top = s[0].at
 	}
-	b.free = append(b.free, slot)
-	return &b.msgs[slot]
+	b.used = slot + 1
+	return &b.st.msgs[slot]
+}
+
+// done frees the slot of the message the last Pop gave out.
+func (b *inbox) done() {
+	if b.used != 0 {
+		b.st.release(b.used - 1)
+		b.used = 0
+	}
 }
 
 // Pending lists the messages not yet taken (for the conservation check).
 func (b *inbox) Pending() []messages.Msg {
 	out := make([]messages.Msg, 0, len(b.keys))
 	for i := range b.keys {
-		out = append(out, b.msgs[b.keys[i].slot])
+		out = append(out, b.st.msgs[b.keys[i].slot])
 	}
 	return out
 }

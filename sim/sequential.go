@@ -21,6 +21,7 @@ type Sequential struct {
 // Run drives n to the configured end, an interruption of ctx, or a
 // blocked network.
 func (s Sequential) Run(ctx context.Context, n *fabric.Network, h Hooks) (Outcome, error) {
+	n.ShareMessageStore()
 	l := NewWindows(ctx, n, h)
 	e := seqEngine{n: n, l: l, lose: s.Lose, groupOf: make([]int, len(n.Comps)), wake: make([]clock.Cycle, len(n.Comps))}
 	for g, grp := range n.Groups {
