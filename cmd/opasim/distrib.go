@@ -226,11 +226,18 @@ func runDistributed(cmd *cobra.Command, f *runFlags, n *fabric.Network) error {
 		stopped()
 		return badInput(err)
 	}
+	total := n.Config.Cycles
+	start := fmt.Sprintf("the %d members joined; simulating %d cycles", f.dist.members, total)
+	if n.Config.Trace.File != "" {
+		total, start = -1, fmt.Sprintf("the %d members joined; replaying %s", f.dist.members, n.Config.Trace.File)
+	}
+	progress, endProgress := runProgress(stderr, progressOf(cmd), "distributed run", total, start)
 	res, rep, err := distrib.Coordinate(ctx, n, distrib.Options{Members: f.dist.members, Listen: f.dist.listen, Advertise: f.dist.advertise,
 		Token: f.dist.tok, Timeout: f.dist.timeout, WindowTimeout: f.dist.windowTimeout, JoinTimeout: f.dist.joinTimeout,
 		SnapshotEvery: f.dist.snapshotEvery, Log: distLogger(stderr), RunID: f.observe.id(), Listening: func(a string) {
 			fmt.Fprintf(stderr, "opasim: coordinator listening on %s for %d members (run id %s)\n", a, f.dist.members, f.observe.id())
-		}})
+		}, Hooks: sim.Hooks{Progress: progress}})
+	endProgress(res, err)
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
 	}

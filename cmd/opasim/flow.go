@@ -114,7 +114,8 @@ type flowFlags struct {
 	compute, cpuFactor                                    float64
 	traceFile                                             string
 	seed                                                  uint64
-	progress, serialSends                                 bool
+	serialSends                                           bool
+	progress                                              *progressFlags
 	budgetMB                                              int64
 }
 
@@ -168,7 +169,7 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.BoolVar(&f.serialSends, "serial-sends", false, "--trace: every server sends its messages one at a time, in the trace's order, as the cycle-level NIC does")
 	}
 	fl.Int64Var(&f.budgetMB, "memory-budget-mb", 0, budgetHelp+" (memory_budget_mb)")
-	fl.BoolVar(&f.progress, "progress", true, "show the progress on stderr: a bar on a terminal, else a line as the run starts and at each tenth")
+	f.progress = registerProgress(fl, "what is done (flow static: the chunks of sources routed; flow dynamic: the time elapsed)")
 	return cmd
 }
 
@@ -433,16 +434,16 @@ func writeFlow(cmd *cobra.Command, f *flowFlags, res *flowResults, sig error, be
 	return nil
 }
 
-func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
+func runStatic(ctx context.Context, stderr io.Writer, showProgress *progressFlags, net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
 	servers := net.Graph.NumServers()
-	bar := startProgress(stderr, showProgress, "flow static", "chunks of sources routed in two passes",
-		"routing the %s flows of %d servers", pat.Name(), servers)
+	bar := startProgress(stderr, showProgress, "flow static", "chunks", 0,
+		"routing the %s flows of %d servers (chunks of sources, routed in two passes)", pat.Name(), servers).withTenths()
 	o := static.Options{Workers: cfg.Workers, Stop: func() bool { return ctx.Err() != nil }, Connectivity: net.FailedCables > 0}
 	if bar != nil {
 		o.Progress = func(done, total int) { bar.set(int64(done), int64(total)) }
 	}
 	r, err := static.Run(net.Router, pat, o)
-	bar.finish()
+	bar.finish(finishState(err, r != nil && r.Interrupted))
 	if err != nil {
 		return badInput(err)
 	}
@@ -464,7 +465,7 @@ func runStatic(ctx context.Context, stderr io.Writer, showProgress bool, net *sp
 	return nil
 }
 
-func runDynamic(ctx context.Context, stderr io.Writer, showProgress bool, net *spec.Network, pat static.Pattern, cfg spec.Config, budget spec.Budget, res *flowResults) error {
+func runDynamic(ctx context.Context, stderr io.Writer, showProgress *progressFlags, net *spec.Network, pat static.Pattern, cfg spec.Config, budget spec.Budget, res *flowResults) error {
 	d := cfg.Dynamic
 	policy, err := d.PolicyOf(cfg.Classes())
 	if err != nil {
@@ -524,7 +525,7 @@ type dynamicRun struct {
 // nil).
 type dynamicShow struct {
 	w    io.Writer
-	show bool
+	show *progressFlags
 }
 
 // dynamicOnce runs the configured workload — a trace, the Markov model, an
@@ -539,6 +540,8 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 		phase = math.MaxInt32
 	}
 	servers := net.Graph.NumServers()
+	var pr *progress
+	defer func() { pr.finish("stopped") }() // a no-op after the run's own finish
 	// The most flows the budget takes: each workload is counted, or
 	// bounded, up to just past it before its flows are made.
 	most := max(budget.Bytes-cfg.DynamicBytes(net, 0), 0) / spec.DynamicFlowBytes
@@ -575,7 +578,7 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 			limit = nil
 		}
 		if show.w != nil {
-			startProgress(show.w, show.show, "flow dynamic", "", "reading and replaying %s", tf.File)
+			pr = startProgress(show.w, show.show, "flow dynamic", "", 0, "reading and replaying %s", tf.File)
 		}
 		plan, err = trace.Build(rd, servers, trace.Options{CPUFactor: tf.Factor(), SerialSends: tf.SerialSends, Limit: limit, Stop: opt.Interrupt})
 		rd.Close()
@@ -639,10 +642,11 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 		}
 	}
 	if show.w != nil && tsum == nil {
-		startProgress(show.w, show.show, "flow dynamic", "", "running %d flows", len(flows))
+		pr = startProgress(show.w, show.show, "flow dynamic", "", 0, "running %d flows", len(flows))
 	}
 	opt.NoPathIsError = causal // its dependants could never run: no execution time
 	r, err := dynamic.RunWith(net.Router, flows, opt)
+	pr.finish(finishState(err, r != nil && r.Interrupted))
 	var np *dynamic.NoPathError
 	if errors.As(err, &np) {
 		return nil, "", fmt.Errorf("%w (%d cables failed)", err, net.FailedCables)
@@ -682,7 +686,7 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 
 // runApps runs the applications of cfg.Apps together on the network and
 // its storage.
-func runApps(ctx context.Context, stderr io.Writer, showProgress bool, net *spec.Network, cfg spec.Config, budget spec.Budget, policy maxmin.Policy, res *flowResults) error {
+func runApps(ctx context.Context, stderr io.Writer, showProgress *progressFlags, net *spec.Network, cfg spec.Config, budget spec.Budget, policy maxmin.Policy, res *flowResults) error {
 	if q := cfg.Dynamic.StartQuantum; q != 0 {
 		return badInput(fmt.Errorf("dynamic.start_quantum: %v is not allowed with apps (the storage study): must be 0", q))
 	}
@@ -705,8 +709,9 @@ func runApps(ctx context.Context, stderr io.Writer, showProgress bool, net *spec
 	if err := budget.Check(cfg.DynamicBytes(net, n), fmt.Sprintf("apps: %d applications of at most %d flows in all (dynamic engine: about %d B a flow)", len(cfg.Apps), n, spec.DynamicFlowBytes)); err != nil {
 		return badInput(err)
 	}
-	startProgress(stderr, showProgress, "flow dynamic", "", "running %d applications with storage", len(cfg.Apps))
+	pr := startProgress(stderr, showProgress, "flow dynamic", "", 0, "running %d applications with storage", len(cfg.Apps))
 	r, err := storage.Run(net.Router, cfg.Storage, cfg.Apps, cfg.Seed, policy, func() bool { return ctx.Err() != nil })
+	pr.finish(finishState(err, r != nil && r.Interrupted))
 	if err != nil {
 		return badInput(err)
 	}

@@ -24,7 +24,7 @@ func newFlowFCFSCmd() *cobra.Command {
 		preset, csvOut string
 		cfg            = apps.FCFSConfig{Apps: 200, Tasks: 64, FlowSize: 8192, Interval: 7}
 		budgetMB       int64
-		progress       bool
+		progress       *progressFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "fcfs",
@@ -67,11 +67,11 @@ every 7 (806,400 flows; --apps 1000 gives 4,032,000).`,
 			}
 			ctx, stopped := onSignals(cmd.Context())
 			defer stopped()
-			bar := startProgress(cmd.ErrOrStderr(), progress, "flow fcfs", "applications finished", "running %d applications of %d tasks on %d servers", cfg.Apps, cfg.Tasks, net.Graph.NumServers())
+			bar := startProgress(cmd.ErrOrStderr(), progress, "flow fcfs", "applications", int64(cfg.Apps), "running %d applications of %d tasks on %d servers", cfg.Apps, cfg.Tasks, net.Graph.NumServers()).withTenths()
 			cfg.Progress = func(done int) { bar.set(int64(done), int64(cfg.Apps)) }
 			began := time.Now()
 			rep, err := apps.RunFCFS(net.Router, cfg, dynamic.Options{Interrupt: func() bool { return ctx.Err() != nil }})
-			bar.finish()
+			bar.finish(finishState(err, ctx.Err() != nil))
 			if err != nil {
 				return badInput(err)
 			}
@@ -117,6 +117,6 @@ every 7 (806,400 flows; --apps 1000 gives 4,032,000).`,
 	fl.Float64Var(&cfg.Interval, "interval", cfg.Interval, "time between arrivals")
 	fl.StringVar(&csvOut, "csv", "", "write one line per application here")
 	fl.Int64Var(&budgetMB, "memory-budget-mb", 0, budgetHelp)
-	fl.BoolVar(&progress, "progress", true, "show the progress on stderr: a bar on a terminal, else a line as the run starts and at each tenth of the applications")
+	progress = registerProgress(fl, "the applications finished of the total")
 	return cmd
 }

@@ -179,11 +179,11 @@ the figures utilization and jobs (png, svg) to --out.`,
 			if err := os.MkdirAll(outDir, 0o755); err != nil {
 				return err
 			}
-			bar := startProgress(cmd.ErrOrStderr(), f.progress, "flow jobs", "jobs ended", "running %d jobs on %d servers", len(js), net.Graph.NumServers())
+			bar := startProgress(cmd.ErrOrStderr(), f.progress, "flow jobs", "jobs", int64(len(js)), "running %d jobs on %d servers", len(js), net.Graph.NumServers()).withTenths()
 			n.Progress = func(ended int) { bar.set(int64(ended), int64(len(js))) }
 			began := time.Now()
 			res, err := jobs.RunNetwork(net.Router, n, js, dynamic.Options{Interrupt: halt})
-			bar.finish()
+			bar.finish(finishState(err, halt()))
 			if err != nil {
 				return badInput(err)
 			}
@@ -251,7 +251,7 @@ the figures utilization and jobs (png, svg) to --out.`,
 	fl.Float64Var(&appCompute, "compute", 0, "compute time before each causal flow")
 	fl.StringVar(&outDir, "out", "", "directory for jobs.json, jobs.csv, utilization.csv and the figures (required)")
 	fl.Int64Var(&f.budgetMB, "memory-budget-mb", 0, budgetHelp+" (memory_budget_mb)")
-	fl.BoolVar(&f.progress, "progress", true, "show the progress on stderr: a bar on a terminal, else a line as the run starts and at each tenth of the jobs")
+	f.progress = registerProgress(fl, "the jobs ended of the total")
 	return cmd
 }
 

@@ -28,7 +28,7 @@ func newFlowScaleCmd() *cobra.Command {
 		workers               int
 		budgetMB              int64
 		seed                  uint64
-		progress              bool
+		progress              *progressFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "scale",
@@ -80,7 +80,7 @@ Families: ` + strings.Join(scale.FamilyNames(), ", ") + ` (docs/flow-studies.md 
 			for _, f := range fams {
 				instances += len(f.Sizes)
 			}
-			bar := startProgress(cmd.ErrOrStderr(), progress, "flow scale", "instances measured", "measuring %d instances of %d families", instances, len(fams))
+			bar := startProgress(cmd.ErrOrStderr(), progress, "flow scale", "instances", int64(instances), "measuring %d instances of %d families", instances, len(fams)).withTenths()
 			done := 0
 			pts, err := scale.Run(ctx, fams, spec, seed, workers, func(p scale.Point) {
 				done++
@@ -88,7 +88,7 @@ Families: ` + strings.Join(scale.FamilyNames(), ", ") + ` (docs/flow-studies.md 
 				fmt.Fprintf(w, "%-14s %-44s %9d servers  NR %12.6g  R %12.6g  per port %.4f / %.4f  (%.2f s)\n",
 					p.Family, p.Topology, p.Servers, p.NonRestricted, p.Restricted, p.NonRestrictedPerPort, p.RestrictedPerPort, p.Seconds)
 			})
-			bar.finish()
+			bar.finish(finishState(err, ctx.Err() != nil))
 			sig := stopped()
 			if err != nil {
 				return badInput(err)
@@ -111,7 +111,7 @@ Families: ` + strings.Join(scale.FamilyNames(), ", ") + ` (docs/flow-studies.md 
 	fl.IntVar(&workers, "workers", 0, "goroutines routing flows (0: one per core)")
 	fl.Int64Var(&budgetMB, "memory-budget-mb", 0, "refuse a study whose largest instance is estimated to take more memory than this, in MiB, before it starts (0: this machine's memory)")
 	fl.Uint64Var(&seed, "seed", 1, "seed of the pattern and the random topologies")
-	fl.BoolVar(&progress, "progress", true, "show the progress on stderr: a bar on a terminal, else a line as the study starts and at each tenth of it")
+	progress = registerProgress(fl, "the instances measured of the total")
 	return cmd
 }
 
@@ -172,7 +172,7 @@ func newFlowAppsCmd() *cobra.Command {
 		limit               time.Duration
 		seed                uint64
 		quantum             float64
-		progress            bool
+		progress            *progressFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "apps",
@@ -214,9 +214,16 @@ error docs/flow.md measures, for runs whose cost is one solve per start time); t
 			}
 			w := cmd.OutOrStdout()
 			ctx, stopped := onSignals(cmd.Context())
-			startProgress(cmd.ErrOrStderr(), progress, "flow apps", "", "running %d applications on %d topologies", len(as), len(ts))
+			runs := appRuns(ts, len(as), routings)
+			bar := startProgress(cmd.ErrOrStderr(), progress, "flow apps", "runs", int64(runs), "running %d applications on %d topologies (%d runs)", len(as), len(ts), runs).withTenths()
+			done := 0
 			pts, err := scale.RunAppsWith(ctx, ts, as, scale.AppOptions{Seed: seed, RunLimit: limit, Routings: routings, StartQuantum: quantum, Multipath: multipath,
-				Done: func(p scale.AppPoint) { fmt.Fprintln(w, appLine(p)) }})
+				Done: func(p scale.AppPoint) {
+					done++
+					bar.set(int64(done), 0)
+					fmt.Fprintln(w, appLine(p))
+				}})
+			bar.finish(finishState(err, ctx.Err() != nil))
 			sig := stopped()
 			if err != nil {
 				return err
@@ -240,7 +247,7 @@ error docs/flow.md measures, for runs whose cost is one solve per start time); t
 	cmd.Flags().StringSliceVar(&merge, "merge", nil, "run nothing: write the points of these directories' apps.json together, and their figures, to --out")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the random topologies")
 	cmd.Flags().Float64Var(&quantum, "start-quantum", 0, "round every flow's start time up to a multiple of this (0: exact; a cheaper model, see docs/flow.md)")
-	cmd.Flags().BoolVar(&progress, "progress", true, "say on stderr, when it is not a terminal, that the study starts (each run's line follows on stdout)")
+	progress = registerProgress(cmd.Flags(), "the runs (an application on a topology with a routing) finished of the total; each run's line follows on stdout")
 	return cmd
 }
 
@@ -405,4 +412,28 @@ func writeApps(dir string, pts []scale.AppPoint) error {
 		return err
 	}
 	return nil
+}
+
+// appRuns is how many runs `flow apps` makes: each application on each
+// topology with each routing --routings selects (its own; its multipath
+// one, for a topology in the multipath comparison), as scale.RunAppsWith
+// runs them.
+func appRuns(ts []scale.Topo, apps int, routings string) int {
+	n := 0
+	for _, t := range ts {
+		switch {
+		case routings == scale.RoutingsSingle:
+			n++
+		case routings == scale.RoutingsMultipath:
+			if t.Multipath != nil {
+				n++
+			}
+		default:
+			n++
+			if t.Multipath != nil {
+				n++
+			}
+		}
+	}
+	return n * apps
 }

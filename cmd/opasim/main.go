@@ -31,6 +31,7 @@ import (
 
 func main() {
 	root := newRootCmd()
+	root.SetArgs(progressArgs(os.Args[1:])) // --progress MODE as --progress=MODE
 	err := root.Execute()
 	if err != nil {
 		if _, ok := err.(signalled); !ok {

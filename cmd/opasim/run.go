@@ -9,11 +9,9 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
+	"sync"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/opasim/opasim/actors"
 	"github.com/opasim/opasim/clock"
@@ -30,6 +28,7 @@ func newRunCmd() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runOnce(cmd, &f) },
 	}
 	f.register(cmd.Flags())
+	registerProgress(cmd.Flags(), "the cycles simulated of the total (of the whole run when distributed)")
 	return cmd
 }
 
@@ -128,18 +127,35 @@ func runNetwork(ctx context.Context, n *fabric.Network, hooks sim.Hooks) (*sim.R
 	return sim.Execute(ctx, n, engines[n.Config.Engine], hooks)
 }
 
-// progressFor draws a live progress line (cycle, simulated cycles/s, ETA;
-// no ETA when cycles is -1, an end not known in advance) on w when it is
-// a terminal; otherwise it reports nothing. The function it
-// returns with it erases the line (call it before printing the summary).
-func progressFor(w *os.File, cycles int64) (sim.Progress, func()) {
-	if !term.IsTerminal(int(w.Fd())) {
-		return nil, func() {}
+// runProgress shows a run's progress on w as --progress says: the cycle
+// reached of cycles (-1: an end not known in advance, a trace's: no ETA).
+// It starts (its first line, its clock) at the hook's first call, as the
+// first window opens: for a distributed run, once every member joined.
+// The hook it returns is the engine's (nil when nothing is shown); the
+// function ends the display with the cycles simulated (call it before
+// printing the summary), if the run began. It changes nothing in the run.
+func runProgress(w io.Writer, pf *progressFlags, what string, cycles int64, start string) (sim.Progress, func(*sim.Results, error)) {
+	if pf.mode == progressOff {
+		return nil, func(*sim.Results, error) {}
 	}
-	bar := progressbar.NewOptions64(cycles, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("cycles"),
-		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("cycles"),
-		progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish(), progressbar.OptionSetPredictTime(true))
-	return func(c clock.Cycle) { _ = bar.Set64(int64(c)) }, func() { _ = bar.Clear() }
+	var (
+		once sync.Once
+		p    *progress
+	)
+	begin := func() { p = startProgress(w, pf, what, "cycles", cycles, "%s", start) }
+	return func(c clock.Cycle) {
+			once.Do(begin)
+			p.set(int64(c), 0)
+		}, func(res *sim.Results, err error) {
+			if res == nil {
+				once.Do(func() {}) // it never began: nothing to end
+			}
+			once.Do(begin)
+			if res != nil {
+				p.set(res.SimulatedCycles, 0)
+			}
+			p.finish(finishState(err, res != nil && res.Interrupted))
+		}
 }
 
 func printSummary(w io.Writer, r *sim.Results) {
@@ -250,9 +266,13 @@ func (f *runFlags) execute(ctx context.Context, cmd *cobra.Command, n *fabric.Ne
 	if n.Config.Trace.File != "" {
 		total = -1 // the trace's end ends the run: a count of cycles and their rate, no ETA
 	}
-	progress, clearProgress := progressFor(os.Stderr, total)
+	start := fmt.Sprintf("simulating %d cycles (engine %s)", total, n.Config.Engine)
+	if total < 0 {
+		start = fmt.Sprintf("replaying %s (engine %s)", n.Config.Trace.File, n.Config.Engine)
+	}
+	progress, endProgress := runProgress(os.Stderr, progressOf(cmd), "run", total, start)
 	res, err := runNetwork(ctx, n, sim.Hooks{Progress: progress, Observer: obs.observer()})
-	clearProgress()
+	endProgress(res, err)
 	obs.finish(ctx, res)
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = perr
