@@ -34,7 +34,9 @@ func Keys(def any) []Key {
 	return out
 }
 
-func walk(v reflect.Value, prefix string, perEntry bool, out *[]Key) {
+// fields calls fn for each exported field of struct v that has a YAML
+// key, with the key's dotted path below prefix, the field and its value.
+func fields(v reflect.Value, prefix string, fn func(path string, f reflect.StructField, fv reflect.Value)) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -46,23 +48,27 @@ func walk(v reflect.Value, prefix string, perEntry bool, out *[]Key) {
 		if prefix != "" {
 			path = prefix + "." + name
 		}
-		fv := v.Field(i)
+		fn(path, f, v.Field(i))
+	}
+}
+
+func walk(v reflect.Value, prefix string, perEntry bool, out *[]Key) {
+	fields(v, prefix, func(path string, f reflect.StructField, fv reflect.Value) {
 		ft := f.Type
-		if ft.Kind() == reflect.Struct {
+		switch {
+		case ft.Kind() == reflect.Struct:
 			walk(fv, path, perEntry, out)
-			continue
-		}
-		if ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct {
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
 			*out = append(*out, Key{Path: path, Kind: "list of maps", Default: entries(fv, perEntry)})
 			walk(reflect.Zero(ft.Elem()), path+"[]", true, out)
-			continue
+		default:
+			def := "per entry"
+			if !perEntry {
+				def = format(fv)
+			}
+			*out = append(*out, Key{Path: path, Kind: kind(ft), Default: def})
 		}
-		def := "per entry"
-		if !perEntry {
-			def = format(fv)
-		}
-		*out = append(*out, Key{Path: path, Kind: kind(ft), Default: def})
-	}
+	})
 }
 
 func entries(v reflect.Value, perEntry bool) string {
@@ -173,18 +179,7 @@ func Render(def any, title, intro string) []byte {
 
 // lists writes a table of the default entries of every list of structs.
 func lists(b *bytes.Buffer, v reflect.Value, prefix string) {
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "" || name == "-" || !f.IsExported() {
-			continue
-		}
-		path := name
-		if prefix != "" {
-			path = prefix + "." + name
-		}
-		fv := v.Field(i)
+	fields(v, prefix, func(path string, f reflect.StructField, fv reflect.Value) {
 		switch {
 		case f.Type.Kind() == reflect.Struct:
 			lists(b, fv, path)
@@ -208,7 +203,7 @@ func lists(b *bytes.Buffer, v reflect.Value, prefix string) {
 				fmt.Fprintf(b, "| %s |\n", strings.Join(row, " | "))
 			}
 		}
-	}
+	})
 }
 
 // cell makes s safe inside a table cell.
