@@ -30,8 +30,9 @@ type Snapshot struct {
 	OccupancyVL  [Stages][]int64 // flits buffered now, per VL
 	Capacity     [Stages]int64   // flits of buffer space
 	StallCycles  int64
-	GrantsBySL   []int64
-	Stats        *Stats // NIC groups only; read it during GroupDone only
+	GrantsBySL   []int64 // packets granted the link, per SL
+	GrantedFlits []int64 // their flits, per SL
+	Stats        *Stats  // NIC groups only; read it during GroupDone only
 	ReachedCycle clock.Cycle
 	// Output scheduler decisions and wasted ones (table view), and the link
 	// cycles the schedulers idled (decision.go), summed over the switch's
@@ -84,6 +85,10 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 		s.GrantsBySL = make([]int64, len(p.slSCs))
 	}
 	clear(s.GrantsBySL)
+	if len(s.GrantedFlits) != len(p.slSCs) {
+		s.GrantedFlits = make([]int64, len(p.slSCs))
+	}
+	clear(s.GrantedFlits)
 	s.StallCycles = 0
 	sp := &n.switches[grp.Switch]
 	for _, m := range sp.MPorts {
@@ -105,6 +110,7 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 		s.SchedulerIdleCycles += o.dec.IdleCycles
 		for sl, c := range o.SentBySL {
 			s.GrantsBySL[sl] += c
+			s.GrantedFlits[sl] += o.SentFlitsBySL[sl]
 		}
 		ps := &s.Ports[q]
 		ps.InputFlits, ps.OutputFlits = n.PortOccupancy(grp.Switch, q)

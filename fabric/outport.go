@@ -59,6 +59,7 @@ type outputPort struct {
 
 	Accepted, Sent int64   // packets, for the conservation check
 	SentBySL       []int64 // packets the output scheduler granted the link, per SL
+	SentFlitsBySL  []int64 // their flits
 	StallCycles    int64   // cycles the link was free with packets ready but no credits
 	stallSince     clock.Cycle
 	// Output scheduler decisions, and those wasted on a head that could not
@@ -78,7 +79,8 @@ func newOutputPort(p *params, id messages.CompID, sw, port, mports int, down lin
 	o := &outputPort{core: newCore(id, 1), p: p, sw: sw, port: port,
 		req: make([]pending, outputSlots(mports)), preq: newReqQueue(outputSlots(mports)), q: make([]fifo, p.vls),
 		space: newSpace(p.vls, p.outCap, p.excl, p.maxVL), sched: p.newScheduler(),
-		heads: make([]sched.Head, 0, p.vls), dec: newDecisionUnit(p.decisionCycles, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs)), lk: newTxLink(p)}
+		heads: make([]sched.Head, 0, p.vls), dec: newDecisionUnit(p.decisionCycles, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs)),
+		SentFlitsBySL: make([]int64, len(p.slSCs)), lk: newTxLink(p)}
 	if down.wired {
 		o.downComp, o.downSlot = down.comp, down.slot
 		o.down = newSpace(p.vls, down.credits, p.excl, p.maxVL)
@@ -354,6 +356,7 @@ func (o *outputPort) transmit(now clock.Cycle, vl int, out *Outbox) {
 	o.rel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits, ID: pk.ID})
 	o.Sent++
 	o.SentBySL[pk.SL]++
+	o.SentFlitsBySL[pk.SL] += int64(pk.Flits)
 	out.Send(messages.Msg{Kind: messages.KindPacket, At: pk.Head, Dst: o.downComp, Src: o.id, Slot: o.downSlot, Pkt: pk})
 	if o.p.preempt != nil {
 		o.lk.start(pk, vl, &e, now, tailOut)

@@ -197,6 +197,7 @@ type groupCopy struct {
 	occVL          [fabric.Stages][]int64
 	stall          int64
 	grants         []int64
+	grantFlits     []int64
 	ports          []fabric.PortSnapshot // PortDetail only
 	decisions      int64                 // output scheduler decisions (switch ports or NICs)
 	wasted         int64                 // of which wasted (table view)
@@ -228,6 +229,7 @@ func (r *runState) publish(g int, s *groupSlot) {
 			p.occVL[st] = append(p.occVL[st][:0], sn.OccupancyVL[st]...)
 		}
 		p.grants = append(p.grants[:0], sn.GrantsBySL...)
+		p.grantFlits = append(p.grantFlits[:0], sn.GrantedFlits...)
 		if r.ports && r.portsOf(s.sw) {
 			p.ports = copyPorts(p.ports, sn.Ports)
 		}
@@ -267,6 +269,7 @@ func (c *groupCopy) copyFrom(p *groupCopy, ports bool) {
 		c.occVL[st] = append(c.occVL[st][:0], p.occVL[st]...)
 	}
 	c.grants = append(c.grants[:0], p.grants...)
+	c.grantFlits = append(c.grantFlits[:0], p.grantFlits...)
 	c.ports = c.ports[:0]
 	if ports {
 		c.ports = copyPorts(c.ports, p.ports)

@@ -39,7 +39,7 @@ type family struct {
 type descs struct {
 	cycle, cycles, warmup, speed, nics, load          *family
 	injFlits, injMsgs, delFlits, delMsgs, lat, netLat *family
-	confShare, delShare, grants                       *family
+	confShare, delShare, grants, grantFlits           *family
 	occ, capacity, occVL, stall, step, barrier        *family
 	portOcc, portStall, portGrants                    *family
 	decisions, wasted, portDecisions, portWasted      *family
@@ -72,6 +72,7 @@ func newDescs() descs {
 		confShare:  g("sl_configured_share", "Configured share of the offered load of each SL.", "sl"),
 		delShare:   g("sl_delivered_share", "Share of all delivered flits that each SL got since the run began.", "sl"),
 		grants:     c("scheduler_grants_total", "Packets the output schedulers granted the link, per SL, over the fabric.", "sl", "scheduler"),
+		grantFlits: c("scheduler_granted_flits_total", "Flits of the packets the output schedulers granted the link, per SL, over the fabric (what the SLs' configured shares are shares of).", "sl", "scheduler"),
 		occ:        g("buffer_occupancy_flits", "Flits buffered now, per switch and stage (input, central, output).", "switch", "stage"),
 		capacity:   g("buffer_capacity_flits", "Flits of buffer space, per switch and stage.", "switch", "stage"),
 		occVL:      g("buffer_occupancy_vl_flits", "Flits buffered now over the whole fabric, per stage and VL.", "stage", "vl"),
@@ -108,7 +109,7 @@ func newDescs() descs {
 
 func (d *descs) all() []*family {
 	return []*family{d.cycle, d.cycles, d.warmup, d.speed, d.nics, d.load, d.injFlits, d.injMsgs,
-		d.delFlits, d.delMsgs, d.lat, d.netLat, d.confShare, d.delShare, d.grants, d.occ, d.capacity, d.occVL,
+		d.delFlits, d.delMsgs, d.lat, d.netLat, d.confShare, d.delShare, d.grants, d.grantFlits, d.occ, d.capacity, d.occVL,
 		d.stall, d.step, d.barrier, d.portOcc, d.portStall, d.portGrants, d.decisions, d.wasted, d.portDecisions,
 		d.portWasted, d.idle, d.portIdle, d.preemptions, d.holes, d.portPreemptions, d.gatherSeconds, d.gathers}
 }
@@ -281,7 +282,7 @@ type totals struct {
 	injFlits, injMsgs, delFlits, delMsgs, latSum, netSum []int64
 	lat, netLat                                          [][]int64
 	occVL                                                [fabric.Stages][]int64
-	grants                                               []int64
+	grants, grantFlits                                   []int64
 	steps                                                []wallHist // per kind
 	decisions, wasted, idle                              []int64    // per kind
 	preemptions, holes                                   []int64    // per kind
@@ -289,7 +290,7 @@ type totals struct {
 
 func newTotals(sls, vls, kinds int) *totals {
 	v := func() []int64 { return make([]int64, sls) }
-	t := &totals{injFlits: v(), injMsgs: v(), delFlits: v(), delMsgs: v(), latSum: v(), netSum: v(), grants: v(),
+	t := &totals{injFlits: v(), injMsgs: v(), delFlits: v(), delMsgs: v(), latSum: v(), netSum: v(), grants: v(), grantFlits: v(),
 		steps: make([]wallHist, kinds), decisions: make([]int64, kinds), wasted: make([]int64, kinds), idle: make([]int64, kinds),
 		preemptions: make([]int64, kinds), holes: make([]int64, kinds)}
 	for range sls {
@@ -315,6 +316,7 @@ func (t *totals) add(r *runState, kind string, p *groupCopy) {
 		addTo(t.occVL[st], p.occVL[st])
 	}
 	addTo(t.grants, p.grants)
+	addTo(t.grantFlits, p.grantFlits)
 	addTo(t.injFlits, p.injFlits)
 	addTo(t.injMsgs, p.injMsgs)
 	addTo(t.delFlits, p.delFlits)
@@ -352,6 +354,7 @@ func (r *runState) collectTotals(e emitter, t *totals) {
 		}
 		e.gauge(e.d.delShare, share, sl)
 		e.counter(e.d.grants, t.grants[i], sl, r.scheduler)
+		e.counter(e.d.grantFlits, t.grantFlits[i], sl, r.scheduler)
 	}
 	for st := range fabric.Stages {
 		for vl, n := range t.occVL[st] {

@@ -54,7 +54,7 @@ func EstimateSeries(cfg fabric.Config, o MetricsOptions) Series {
 	var s Series
 	s.Runtime = runtimeSeries()
 	run := 8 + wall + sls                              // settings, clock and gathers, barrier, configured shares
-	totals := sls*(4+2*lat+2) + 3*vls + kinds*(wall+5) // per SL, per stage and VL, per group kind
+	totals := sls*(4+2*lat+3) + 3*vls + kinds*(wall+5) // per SL, per stage and VL, per group kind
 	s.Switch = add(s.Runtime, run, totals, mul(switches, 7))
 	s.Radix, s.PerPort = radix, 7+sls
 	s.PerSwitch = mul(radix, s.PerPort)
