@@ -34,6 +34,9 @@ type Runner struct {
 	Simulate SimulateFunc
 	Log      io.Writer   // one line per finished run, and plot warnings
 	OnRun    func(Point) // called after a run is stored; a test hook
+	// Started, if set, is told how many runs Run is about to make (the
+	// points of its shard without a stored result) before the first.
+	Started func(runs int)
 	// Shard, when its Count is not 0, limits the runs to the points the
 	// shard owns; Run then writes Dir/shard.json instead of the summary and
 	// the plots, for Merge to combine with the other shards.
@@ -96,6 +99,9 @@ func (s *Runner) Run(ctx context.Context, out io.Writer) error {
 		fmt.Fprintln(out, "; nothing to run")
 	} else {
 		fmt.Fprintf(out, "; running %d with %d jobs\n", len(todo), min(s.Jobs, len(todo)))
+	}
+	if s.Started != nil {
+		s.Started(len(todo))
 	}
 	runErr := s.runAll(ctx, todo)
 	s.interrupted = ctx.Err() != nil

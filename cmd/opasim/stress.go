@@ -8,18 +8,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"time"
+	"sync/atomic"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 	"gopkg.in/yaml.v3"
 
 	"github.com/opasim/opasim/fabric"
@@ -77,9 +75,9 @@ func newStressCmd() *cobra.Command {
 				return badInput(err)
 			}
 			ctx, stopped := onSignals(cmd.Context())
-			done := progressTo(cmd.ErrOrStderr(), s)
+			done := progressTo(cmd.ErrOrStderr(), progressOf(cmd), s)
 			rep, err := s.Run(ctx)
-			done()
+			done(err, rep == nil || rep.Interrupted)
 			if rep != nil && rep.Runs > 0 {
 				if werr := f.write(cmd.OutOrStdout(), s, rep); werr != nil && err == nil {
 					err = werr
@@ -95,6 +93,7 @@ func newStressCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd.Flags())
+	registerProgress(cmd.Flags(), "the runs done of the budget and the worst violation so far")
 	return cmd
 }
 
@@ -162,30 +161,21 @@ func (f *stressFlags) search(fs *pflag.FlagSet) (*stress.Search, error) {
 		}}, nil
 }
 
-// progressTo shows the search's progress on w: a bar on a terminal, else
-// a line at each tenth of the budget. The function it returns ends it.
-func progressTo(w io.Writer, s *stress.Search) func() {
-	var mu sync.Mutex
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		bar := progressbar.NewOptions(s.Budget, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("runs"),
-			progressbar.OptionShowCount(), progressbar.OptionThrottle(200*time.Millisecond), progressbar.OptionClearOnFinish())
-		s.Progress = func(done, _ int, worst float64) {
-			mu.Lock()
-			defer mu.Unlock()
-			bar.Describe(fmt.Sprintf("runs, worst %.1f", worst))
-			_ = bar.Set(done)
-		}
-		return func() { _ = bar.Clear() }
-	}
-	step := max(1, s.Budget/10)
-	s.Progress = func(done, budget int, worst float64) {
-		if done%step == 0 || done == budget {
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(w, "stress: %d of %d runs, worst violation so far %.2f\n", done, budget, worst)
+// progressTo shows the search's progress on w as pf says: a bar, or a log
+// (a line every pf.every and at each tenth of the budget) of the runs done,
+// their rate, an ETA and the worst violation so far. The function it
+// returns ends it.
+func progressTo(w io.Writer, pf *progressFlags, s *stress.Search) func(err error, interrupted bool) {
+	var worst atomic.Uint64 // math.Float64bits of the worst violation so far
+	p := startProgress(w, pf, "stress", "runs", int64(s.Budget), "searching for the worst case of property %s in %d runs", s.Property.Kind, s.Budget).
+		withTenths().withDetail(func() string { return fmt.Sprintf("worst violation so far %.2f", math.Float64frombits(worst.Load())) })
+	if p != nil {
+		s.Progress = func(done, _ int, v float64) {
+			worst.Store(math.Float64bits(v))
+			p.set(int64(done), 0)
 		}
 	}
-	return func() {}
+	return func(err error, interrupted bool) { p.finish(finishState(err, interrupted)) }
 }
 
 // write prints the report and writes the worst case: worst.yaml (its

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -72,7 +73,18 @@ func newSweepCmd() *cobra.Command {
 			}
 			s.Log = cmd.ErrOrStderr()
 			ctx, stopped := onSignals(cmd.Context())
+			var (
+				p    *progress
+				done atomic.Int64
+			)
+			s.Started = func(runs int) {
+				if runs > 0 {
+					p = startProgress(cmd.ErrOrStderr(), progressOf(cmd), "sweep", "runs", int64(runs), "running %d runs with %d jobs", runs, min(f.jobs, runs))
+				}
+			}
+			s.OnRun = func(sweep.Point) { p.set(done.Add(1), 0) }
 			err = s.Run(ctx, cmd.OutOrStdout())
+			p.finish(finishState(err, ctx.Err() != nil))
 			if sig := stopped(); sig != nil {
 				if err != nil {
 					fmt.Fprintln(cmd.ErrOrStderr(), "opasim:", err)
@@ -83,6 +95,7 @@ func newSweepCmd() *cobra.Command {
 		},
 	}
 	f.register(cmd.Flags())
+	registerProgress(cmd.Flags(), "the runs done of those to run")
 	cmd.AddCommand(newSweepMergeCmd())
 	return cmd
 }

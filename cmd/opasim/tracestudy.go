@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -99,6 +100,7 @@ func newTraceSweepCmd() *cobra.Command {
 	fs.IntVar(&f.jobs, "jobs", runtime.GOMAXPROCS(0), "runs at once")
 	fs.Uint64Var(&f.seed, "seed", 1, "master random seed")
 	fs.StringVar(&f.out, "out", "", "directory for traces.csv, traces.json and the plot (required)")
+	registerProgress(fs, "the runs done of the total")
 	return cmd
 }
 
@@ -200,9 +202,17 @@ func (f *traceSweepFlags) run(cmd *cobra.Command, traces []string) error {
 		return badInput(err)
 	}
 	ctx, stopped := onSignals(cmd.Context())
+	runs := len(s.Points())
+	p := startProgress(cmd.ErrOrStderr(), progressOf(cmd), "trace sweep", "runs", int64(runs), "running %d runs with %d jobs", runs, min(f.jobs, runs))
+	var done atomic.Int64
 	rows, err := s.Run(ctx, f.jobs, func(ctx context.Context, cfg fabric.Config) (*sim.Results, error) {
-		return simulate(ctx, cfg, sim.Hooks{})
+		r, err := simulate(ctx, cfg, sim.Hooks{})
+		if err == nil && !r.Interrupted {
+			p.set(done.Add(1), 0)
+		}
+		return r, err
 	}, cmd.ErrOrStderr())
+	p.finish(finishState(err, ctx.Err() != nil))
 	sig := stopped()
 	if err != nil && (sig == nil || !errors.Is(err, context.Canceled)) {
 		if sig == nil {
