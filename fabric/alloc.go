@@ -100,7 +100,7 @@ func (s *source) pickReady(now clock.Cycle, skip int) int {
 	for _, part := range [2]uint64{m &^ below, m & below} {
 		for ; part != 0; part &= part - 1 {
 			q := bits.TrailingZeros64(part)
-			if s.due(s.q[q].Front()) <= now && s.pipelinable(q) {
+			if s.headDue(q) <= now && s.pipelinable(q) {
 				return q
 			}
 		}
@@ -108,13 +108,25 @@ func (s *source) pickReady(now clock.Cycle, skip int) int {
 	return -1
 }
 
+// headDue is s.due of the head of queue q (one of the first 64, holding a
+// packet), from heads unless preemption can delay its tail.
+func (s *source) headDue(q int) clock.Cycle {
+	if s.late {
+		return s.due(s.q[q].Front())
+	}
+	return s.heads[q].ready
+}
+
 // destOf names the destination arbiter of a packet: its output port, or -1
 // for the central buffer pair of an input buffer's MPort.
-func (s *source) destOf(e *entry) int32 {
-	if s.mport >= 0 && portNum(e.Out).mport() != s.mport {
+func (s *source) destOf(e *entry) int32 { return s.destOfOut(e.Out) }
+
+// destOfOut is destOf of a packet routed to output port out.
+func (s *source) destOfOut(out int32) int32 {
+	if s.mport >= 0 && portNum(out).mport() != s.mport {
 		return -1
 	}
-	return e.Out
+	return out
 }
 
 // pipelinable reports whether queue q's head may be requested now: a queue
@@ -129,7 +141,12 @@ func (s *source) pipelinable(q int) bool {
 		}
 		s.held[q] = false
 	}
-	d := s.destOf(s.q[q].Front())
+	var d int32
+	if q < 64 {
+		d = s.destOfOut(s.heads[q].out)
+	} else {
+		d = s.destOf(s.q[q].Front())
+	}
 	for i := range s.outs {
 		if int(s.outs[i].q) == q && s.destOf(&s.outs[i].e) != d {
 			return false
@@ -218,7 +235,7 @@ func (s *source) nextPipelinable(skip int) clock.Cycle {
 	}
 	for ; m != 0; m &= m - 1 {
 		q := bits.TrailingZeros64(m)
-		if d := s.due(s.q[q].Front()); d < t && s.pipelinable(q) {
+		if d := s.headDue(q); d < t && s.pipelinable(q) {
 			t = d
 		}
 	}

@@ -11,7 +11,8 @@ import (
 // and the read port that moves one packet at a time.
 type source struct {
 	q        []fifo
-	busy     uint64 // bit q set: queue q holds a packet (kept for the first 64 queues; see mark)
+	busy     uint64  // bit q set: queue q holds a packet (kept for the first 64 queues; see mark)
+	heads    []qHead // per queue (the first 64): its head's Ready and Out while it holds a packet (see mark)
 	vaNext   int
 	waiting  bool // a request is in flight or pending at the destination
 	alone    bool // it was sent with no packet ready on another VL (the destination may hold it)
@@ -39,8 +40,18 @@ type source struct {
 	reqSlot, reqVL int32
 }
 
+// qHead is what the input arbiter looks at of a queue's head (the
+// entry's Ready and Out, which never change while it is queued), kept
+// together for all queues so that a scan over them reads a line or two
+// rather than every queue's ring.
+type qHead struct {
+	ready clock.Cycle
+	out   int32
+}
+
 func newSource(p *params, queues, mport int, speed int32) source {
-	return source{q: make([]fifo, queues), mport: mport, held: make([]bool, queues), late: p.preempt != nil, speed: speed}
+	return source{q: make([]fifo, queues), heads: make([]qHead, min(queues, 64)), mport: mport, held: make([]bool, queues),
+		late: p.preempt != nil, speed: speed}
 }
 
 // push queues a packet that arrived in queue q.
@@ -58,6 +69,8 @@ func (s *source) mark(q int) {
 	}
 	if s.q[q].Len() > 0 {
 		s.busy |= 1 << q
+		e := s.q[q].Front()
+		s.heads[q] = qHead{ready: e.Ready, out: e.Out}
 	} else {
 		s.busy &^= 1 << q
 	}
