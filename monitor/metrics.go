@@ -45,9 +45,11 @@ type MetricsOptions struct {
 	// PortSwitches, when not nil, are the switches whose ports get series
 	// with PortDetail (PortSwitches[sw]); nil: every switch's.
 	PortSwitches []bool
-	// Labels are constant labels on every series, the Go runtime's and
-	// the process's included: run_id names the run, and a member of a
-	// distributed run adds member (its index).
+	// Labels are constant labels on every opasim_ series: run_id names
+	// the run, and a member of a distributed run adds member (its index).
+	// The Go runtime's and the process's series carry them all but run_id
+	// (RuntimeLabels): they describe the process, which may serve several
+	// runs (a member), and a new run must not make new series of them.
 	Labels prometheus.Labels
 	// Groups, when not nil, are the groups watched (Groups[g]): the
 	// member of a distributed run watches those it runs. The series of the
@@ -68,9 +70,11 @@ func NewMetrics(n *fabric.Network, o MetricsOptions) *Metrics {
 	}
 	m := &Metrics{reg: prometheus.NewRegistry(), runtime: prometheus.NewRegistry(), run: newRunState(n, o), d: newDescs(),
 		labels: o.Labels}
-	prometheus.WrapRegistererWith(o.Labels, m.reg).MustRegister(m, collectors.NewGoCollector(),
+	rt := RuntimeLabels(o.Labels)
+	prometheus.WrapRegistererWith(o.Labels, m.reg).MustRegister(m)
+	prometheus.WrapRegistererWith(rt, m.reg).MustRegister(collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	prometheus.WrapRegistererWith(o.Labels, m.runtime).MustRegister(collectors.NewGoCollector(),
+	prometheus.WrapRegistererWith(rt, m.runtime).MustRegister(collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for g, s := range m.run.groups { // the state before the run: a scrape before the first copy has every series
 		if s.watched {
@@ -78,6 +82,20 @@ func NewMetrics(n *fabric.Network, o MetricsOptions) *Metrics {
 		}
 	}
 	return m
+}
+
+// RuntimeLabels are the constant labels of the Go runtime and process
+// series of a Metrics with labels: all of them but run_id (member stays,
+// to tell a distributed run's processes apart beside Prometheus' own
+// instance label).
+func RuntimeLabels(labels prometheus.Labels) prometheus.Labels {
+	rt := prometheus.Labels{}
+	for k, v := range labels {
+		if k != "run_id" {
+			rt[k] = v
+		}
+	}
+	return rt
 }
 
 // Registry is the registry that holds m; ServeMetrics serves it.

@@ -34,7 +34,7 @@ type family struct {
 
 // descs are the metrics a Metrics exports. Names follow the project's
 // rules: opasim_ prefix, counters end in _total, wall time in _seconds,
-// simulated time in _cycles; labels come from a small fixed set (sl, stage,
+// simulated time in _cycles, a fraction of 0 to 1 in _ratio; labels come from a small fixed set (sl, stage,
 // vl, switch, scheduler, group, and port with PortDetail).
 type descs struct {
 	cycle, cycles, warmup, speed, nics, load          *family
@@ -69,8 +69,8 @@ func newDescs() descs {
 		delMsgs:    c("delivered_messages_total", "Messages delivered whole since the run began, per SL.", "sl"),
 		lat:        h("message_latency_cycles", "End-to-end latency of delivered messages (generation to tail delivery), per SL.", "sl"),
 		netLat:     h("network_latency_cycles", "Network latency of delivered messages (injection to tail delivery), per SL.", "sl"),
-		confShare:  g("sl_configured_share", "Configured share of the offered load of each SL.", "sl"),
-		delShare:   g("sl_delivered_share", "Share of all delivered flits that each SL got since the run began.", "sl"),
+		confShare:  g("sl_configured_share_ratio", "Configured share of the offered load of each SL.", "sl"),
+		delShare:   g("sl_delivered_share_ratio", "Share of all delivered flits that each SL got since the run began.", "sl"),
 		grants:     c("scheduler_grants_total", "Packets the output schedulers granted the link, per SL, over the fabric.", "sl", "scheduler"),
 		grantFlits: c("scheduler_granted_flits_total", "Flits of the packets the output schedulers granted the link, per SL, over the fabric (what the SLs' configured shares are shares of).", "sl", "scheduler"),
 		occ:        g("buffer_occupancy_flits", "Flits buffered now, per switch and stage (input, central, output).", "switch", "stage"),

@@ -15,9 +15,9 @@ import (
 
 // runLevel are the series every member of a distributed run exports
 // alike (the run's settings and clock): a dashboard takes their max over
-// members. Every other series but sl_delivered_share (a ratio) sums.
+// members. Every other series but sl_delivered_share_ratio (a ratio) sums.
 var runLevel = []string{"opasim_simulated_cycle{", "opasim_configured_cycles{", "opasim_warmup_cycles{",
-	"opasim_nics{", "opasim_configured_load_flits_per_cycle{", "opasim_sl_configured_share{"}
+	"opasim_nics{", "opasim_configured_load_flits_per_cycle{", "opasim_sl_configured_share_ratio{"}
 
 // partsObserver hands each group's report to the Metrics of the part that
 // owns it, and every window to all parts, as the members of a distributed
@@ -68,7 +68,7 @@ func TestMetricsPartsAddUp(t *testing.T) {
 	for i, m := range obs.parts {
 		m.Finish(out.Reached)
 		for k, v := range simulated(t, m) {
-			if strings.HasPrefix(k, "opasim_sl_delivered_share{") {
+			if strings.HasPrefix(k, "opasim_sl_delivered_share_ratio{") {
 				continue
 			}
 			if strings.HasPrefix(k, "opasim_buffer_capacity_flits{") && strings.Contains(k, "stage=input") {
@@ -82,8 +82,11 @@ func TestMetricsPartsAddUp(t *testing.T) {
 		}
 		page := scrape(t, m)
 		if !strings.Contains(page, `opasim_nics{member="`+string(rune('0'+i))+`",run_id="parts"}`) ||
-			!strings.Contains(page, `go_goroutines{member="`+string(rune('0'+i))+`",run_id="parts"}`) {
-			t.Errorf("part %d: the run_id and member labels are missing from its page:\n%.1500s", i, page)
+			!strings.Contains(page, "\n"+`go_goroutines{member="`+string(rune('0'+i))+`"}`) {
+			t.Errorf("part %d: the run_id and member labels are missing from its opasim_ series, or member from go_goroutines:\n%.1500s", i, page)
+		}
+		if l := runtimeWithRunID(page); l != "" {
+			t.Errorf("part %d: a Go runtime or process series carries run_id: %s", i, l)
 		}
 	}
 	if wantSwitches := n.NumSwitches(); switches != wantSwitches {
@@ -91,7 +94,7 @@ func TestMetricsPartsAddUp(t *testing.T) {
 	}
 	compared := 0
 	for k, v := range want {
-		if strings.HasPrefix(k, "opasim_sl_delivered_share{") {
+		if strings.HasPrefix(k, "opasim_sl_delivered_share_ratio{") {
 			continue
 		}
 		compared++
@@ -117,4 +120,15 @@ func isRunLevel(k string) bool {
 		}
 	}
 	return false
+}
+
+// runtimeWithRunID is the first line of page whose Go runtime or process
+// series carries run_id, or "".
+func runtimeWithRunID(page string) string {
+	for _, l := range strings.Split(page, "\n") {
+		if (strings.HasPrefix(l, "go_") || strings.HasPrefix(l, "process_")) && strings.Contains(l, "run_id=") {
+			return l
+		}
+	}
+	return ""
 }

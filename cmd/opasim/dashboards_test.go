@@ -80,7 +80,7 @@ func TestDashboardsDistributed(t *testing.T) {
 		`count(sum by (switch) (opasim_buffer_capacity_flits{run_id="RUN"}))`,
 		`count(opasim_buffer_capacity_flits{run_id="RUN"})`,
 		`count(opasim_port_buffer_occupancy_flits{run_id="RUN"})`,
-		`max by (job, run_id, sl) (opasim_sl_configured_share{run_id="RUN"})`,
+		`max by (job, run_id, sl) (opasim_sl_configured_share_ratio{run_id="RUN"})`,
 	} {
 		dist, err1 := prom.Query(strings.ReplaceAll(expr, "RUN", "dist"))
 		one, err2 := prom.Query(strings.ReplaceAll(expr, "RUN", "single"))

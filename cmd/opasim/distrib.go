@@ -370,7 +370,7 @@ func newMemberCmd() *cobra.Command {
 	fs.DurationVar(&d.timeout, "timeout", distrib.DefaultTimeout, "fail when the coordinator does not answer the join, or once the run is set up "+
 		"sends nothing (no heartbeat: its process is stopped or cut off), for this long (at least 1s)")
 	fs.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics of this member's part of the run on /metrics at this host:port, "+
-		"every series labelled run_id=\"ID\" and member=\"INDEX\" (a bare :9464 stays on loopback); off by default")
+		"its opasim_ series labelled run_id=\"ID\" and member=\"INDEX\", the Go runtime's and process's member only (a bare :9464 stays on loopback); off by default")
 	fs.StringVar(&metricsDetail, "metrics-detail", "switch", "finest grain of the metrics: switch, or port (adds per-port series)")
 	fs.StringVar(&metricsSwitches, "metrics-switches", "", "with --metrics-detail port: the switches whose ports get series (of those this member runs), "+
 		"numbers and ranges, e.g. 0-15,64 (default: every switch)")
@@ -456,9 +456,9 @@ func signalCause(parent context.Context) (context.Context, func() error) {
 // serveMemberMetrics serves /metrics at value (as --metrics-addr of run)
 // at once, empty until the member knows its part: then the live metrics
 // of the groups it runs (monitor.Metrics watching those only, with port
-// detail if asked) and its process's, every series labelled with the run's
-// id and the member's index. The member's series of switches and NICs are
-// its own, so a sum over members is the run's (the dashboards' rule).
+// detail if asked) and its process's, its opasim_ series labelled with the
+// run's id and the member's index, the process's with the index only. The
+// member's series of switches and NICs are its own, so a sum over members is the run's (the dashboards' rule).
 func serveMemberMetrics(value string, mm memberMetrics, mo *distrib.MemberOptions) (*http.Server, error) {
 	addr, err := metricsListenAddr(value)
 	if err != nil {
