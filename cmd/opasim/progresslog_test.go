@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/opasim/opasim/flow/scale"
 )
 
 // progressLine is a log line of --progress log counting cycles: the
@@ -261,5 +263,55 @@ func TestProgressRefused(t *testing.T) {
 		{"flow apps", []string{"flow", "apps", "--out", dir, "--progress", "quiet"}, append([]string{"--progress", `"quiet"`}, modes...)},
 	} {
 		expectRefused(t, c.name, c.args, c.want)
+	}
+}
+
+// TestAppRuns: flow apps' total is its runs: 7 topologies, 4 of them (the
+// fat tree, the thin trees, the jellyfish) also with multipath routing;
+// and the runs of the selection run above (stencil3d on torus-3d and the
+// fat tree: 3).
+func TestAppRuns(t *testing.T) {
+	ts, _, err := appsStudy(scale.Study4k, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for routings, want := range map[string]int{scale.RoutingsBoth: 11 * 6, scale.RoutingsSingle: 7 * 6, scale.RoutingsMultipath: 4 * 6} {
+		if got := appRuns(ts, 6, routings); got != want {
+			t.Errorf("%s: %d runs, want %d", routings, got, want)
+		}
+	}
+	ts, as, err := appsStudy(scale.Study4k, []string{"torus-3d", "fat-tree"}, []string{"stencil3d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := appRuns(ts, len(as), scale.RoutingsBoth); got != 3 {
+		t.Errorf("stencil3d on torus-3d and fat-tree: %d runs, want 3", got)
+	}
+}
+
+// TestProgressLine: a log line's figures, worked out: 25 of 100 runs in
+// 10 s is 2.5 runs/s and 75 runs left, 30 s; with no end known in
+// advance, no percentage and no ETA; the last line has no ETA.
+func TestProgressLine(t *testing.T) {
+	p := &progress{what: "sweep", unit: "runs", start: time.Now().Add(-10 * time.Second)}
+	p.total.Store(100)
+	p.done.Store(25)
+	if got, want := p.line(""), "sweep: 25 of 100 runs (25.0%), 2.50 runs/s, ETA 30s, 10s elapsed"; got != want {
+		t.Errorf("line %q, want %q", got, want)
+	}
+	p.done.Store(100)
+	if got, want := p.line("done"), "sweep: done: 100 of 100 runs (100.0%), 10.00 runs/s, 10s elapsed"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+	p = &progress{what: "run", unit: "cycles", start: time.Now().Add(-20 * time.Second)}
+	p.total.Store(-1)
+	p.done.Store(4_000_000)
+	if got, want := p.line(""), "run: 4000000 cycles, 200000 cycles/s, 20s elapsed"; got != want {
+		t.Errorf("line of a run without a known end %q, want %q", got, want)
+	}
+	p.done.Store(0)
+	p.total.Store(1000)
+	if got, want := p.line(""), "run: 0 of 1000 cycles (0.0%), 0.00 cycles/s, ETA unknown, 20s elapsed"; got != want {
+		t.Errorf("line before any cycle %q, want %q", got, want)
 	}
 }
