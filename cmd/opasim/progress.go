@@ -251,6 +251,18 @@ func (p *progress) set(done, total int64) {
 	}
 }
 
+// setOrFinish reports done units and, once they are the total, finishes
+// (state done).
+func (p *progress) setOrFinish(done int64) {
+	if p == nil {
+		return
+	}
+	p.set(done, 0)
+	if total := p.total.Load(); total > 0 && done >= total {
+		p.finish("done")
+	}
+}
+
 // line is a log line: what is done of the total, the rate and the ETA
 // (the rate over the whole of the work so far), headed by state if given.
 func (p *progress) line(state string) string {

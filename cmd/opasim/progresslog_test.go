@@ -315,3 +315,38 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("line before any cycle %q, want %q", got, want)
 	}
 }
+
+// TestSweepStressProgressLog: sweep and stress log the runs done of those
+// to run, to a last line; a sweep resumed with every run stored has
+// nothing to run and logs nothing.
+func TestSweepStressProgressLog(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sweep")
+	sweepArgs := []string{"sweep", "--ports", "8", "--schedulers", "rr", "--loads", "0.5", "--seeds", "2", "--cycles", "2000", "--warmup", "500",
+		"--jobs", "1", "--out", out, "--progress", "log"}
+	_, stderr, code := opasim(t, sweepArgs...)
+	if code != 0 {
+		t.Fatalf("sweep: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"sweep: running 2 runs with 1 jobs (Ctrl-C stops it", "sweep: done: 2 of 2 runs (100.0%), "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("sweep: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if _, stderr, code = opasim(t, sweepArgs...); code != 0 || strings.Contains(stderr, "sweep: ") {
+		t.Errorf("sweep resumed, nothing to run: exit %d, stderr:\n%s", code, stderr)
+	}
+	_, stderr, code = opasim(t, "stress", "--ports", "8", "--budget", "4", "--cycles", "3000", "--warmup", "500", "--jobs", "1",
+		"--out", filepath.Join(t.TempDir(), "stress"), "--progress", "log")
+	if code != 0 {
+		t.Fatalf("stress: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"stress: searching for the worst case of property share in 4 runs (Ctrl-C stops it",
+		"stress: 1 of 4 runs (25.0%), ", "stress: done: 4 of 4 runs (100.0%), "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stress: stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^stress: done: .*, worst violation so far -?\d+\.\d\d$`).MatchString(stderr) {
+		t.Errorf("stress: the last line does not give the worst violation:\n%s", stderr)
+	}
+}

@@ -82,7 +82,7 @@ func newSweepCmd() *cobra.Command {
 					p = startProgress(cmd.ErrOrStderr(), progressOf(cmd), "sweep", "runs", int64(runs), "running %d runs with %d jobs", runs, min(f.jobs, runs))
 				}
 			}
-			s.OnRun = func(sweep.Point) { p.set(done.Add(1), 0) }
+			s.OnRun = func(sweep.Point) { p.setOrFinish(done.Add(1)) } // the last line before the summary and the plots
 			err = s.Run(ctx, cmd.OutOrStdout())
 			p.finish(finishState(err, ctx.Err() != nil))
 			if sig := stopped(); sig != nil {
