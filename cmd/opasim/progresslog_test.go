@@ -350,3 +350,22 @@ func TestSweepStressProgressLog(t *testing.T) {
 		t.Errorf("stress: the last line does not give the worst violation:\n%s", stderr)
 	}
 }
+
+// TestTraceSweepProgressLog: trace sweep logs its runs (a baseline and one
+// load for each of the two SLs: 4) to a last line.
+func TestTraceSweepProgressLog(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "st.vef.gz")
+	if _, stderr, code := opasim(t, "trace", "gen", "stencil3d", "--tasks", "64", "--iterations", "2", "--out", trace); code != 0 {
+		t.Fatal(stderr)
+	}
+	_, stderr, code := opasim(t, "trace", "sweep", "--loads", "0.05", "--jobs", "1", "--out", filepath.Join(dir, "study"), "--progress", "log", trace)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"trace sweep: running 4 runs with 1 jobs (Ctrl-C stops it", "trace sweep: done: 4 of 4 runs (100.0%), "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
