@@ -18,9 +18,11 @@ const dashboardsDir = "../../dashboards"
 var memberServing = regexp.MustCompile(`serving this member's metrics on http://(\S+)/metrics`)
 
 // perProcess are the panels whose series are each process's own (the
-// members' barriers, processes and runtimes) or the busiest ports as
-// exported: only these may keep the member label.
-var perProcess = []string{"Clock barrier wait (wall)", "Process CPU and memory", "Go runtime", "Busiest ports: output buffer (needs --metrics-detail port)"}
+// members' barriers, processes, runtimes and scrapes) or the busiest
+// ports as exported: only these may keep the member label.
+var perProcess = []string{"Clock barrier wait (wall)", "Process CPU and memory", "Go runtime",
+	"Busiest ports over the time range: output buffer and credit stalls (needs --metrics-detail port)",
+	"Scrape duration and gather time (wall)", "Samples per scrape, and gathers"}
 
 // TestDashboardsDistributed: a real Prometheus scrapes the two members of
 // a distributed run (run id "dist") and a run in one process of the same
