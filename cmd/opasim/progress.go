@@ -182,7 +182,9 @@ func startProgress(w io.Writer, pf *progressFlags, what, unit string, total int6
 // withTenths makes the log write a line at each tenth of the total too.
 func (p *progress) withTenths() *progress {
 	if p != nil {
+		p.mu.Lock()
 		p.tenths = true
+		p.mu.Unlock()
 	}
 	return p
 }
@@ -190,7 +192,9 @@ func (p *progress) withTenths() *progress {
 // withDetail adds detail() to each log line and to the bar's description.
 func (p *progress) withDetail(detail func() string) *progress {
 	if p != nil {
+		p.mu.Lock()
 		p.detail = detail
+		p.mu.Unlock()
 	}
 	return p
 }
