@@ -448,7 +448,7 @@ func TestMemberMetricsFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--metrics-addr", "127.0.0.1:0", "--metrics-detail", "vl"}, `--metrics-detail: "vl" is not allowed: must be one of: switch, port`},
-		{[]string{"--metrics-detail", "port"}, "--metrics-detail needs --metrics-addr"},
+		{[]string{"--metrics-detail", "port"}, "--metrics-detail, --metrics-switches and --metrics-max-series need --metrics-addr"},
 	} {
 		_, stderr, code := opasim(t, append([]string{"member", "--join", "127.0.0.1:1"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
