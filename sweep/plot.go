@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"gonum.org/v1/gonum/stat/distuv"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -39,16 +40,16 @@ func WritePlots(out, warn io.Writer, sweepDir string, sum *Summary) error {
 	var written []string
 	var errs []error
 	for _, f := range figures {
-		p, why, err := f.plot(sum, warn)
+		d, why, err := f.draw(sum, warn)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("plot %s: %w", f.name, err))
 			continue
 		}
-		if p == nil {
+		if d == nil {
 			fmt.Fprintf(out, "plots: no %s plot: %s\n", f.name, why)
 			continue
 		}
-		files, err := savePlot(p, filepath.Join(dir, f.name))
+		files, err := saveCanvas(d.w, d.h, d.draw, filepath.Join(dir, f.name))
 		if err != nil {
 			return fmt.Errorf("plot %s: %w", f.name, err)
 		}
@@ -60,7 +61,29 @@ func WritePlots(out, warn io.Writer, sweepDir string, sum *Summary) error {
 	return errors.Join(errs...)
 }
 
-// figure is one plot of a sweep: a metric of every SL against the load.
+// drawing is a figure ready to be written: its size and how to draw it.
+type drawing struct {
+	w, h vg.Length
+	draw func(draw.Canvas)
+}
+
+// sweepFigure is one figure of a sweep: it draws itself from a summary,
+// or says why there is nothing to draw.
+type sweepFigure struct {
+	name string
+	draw func(sum *Summary, warn io.Writer) (*drawing, string, error)
+}
+
+// figures are Figs. 3/4 a, b and e of seed 000 and accepted against
+// offered load, in the order they are written.
+var figures = []sweepFigure{
+	{"latency", latencyFigure.drawing},
+	{"throughput", throughputFigure.drawing},
+	{"accepted", acceptedDrawing},
+	{"dtable_latency", dtableLatencyFigure.drawing},
+}
+
+// figure is a plot of a sweep: a metric of every SL against the load.
 type figure struct {
 	name, title, ylabel, metric string
 	logY                        bool
@@ -68,20 +91,47 @@ type figure struct {
 	shares                      bool   // dotted lines at the SLs' configured shares
 }
 
-// figures are Figs. 3/4 a, b and e of seed 000.
-var figures = []figure{
-	{name: "latency", title: "End-to-end latency", ylabel: "Mean end-to-end latency (ns)", metric: "latency_ns", logY: true},
-	{name: "throughput", title: "Normalized throughput", ylabel: "Normalized throughput per SL", metric: "normalized_throughput",
-		shares: true},
-	{name: "dtable_latency", title: "DTable end-to-end latency", ylabel: "Mean end-to-end latency (ns)", metric: "latency_ns",
-		logY: true, scheduler: "dtable"},
+var (
+	latencyFigure = figure{name: "latency", title: "End-to-end latency", ylabel: "Mean end-to-end latency (ns)",
+		metric: "latency_ns", logY: true}
+	throughputFigure = figure{name: "throughput", title: "Normalized throughput",
+		ylabel: "Normalized throughput (share of delivered flits)", metric: "normalized_throughput", shares: true}
+	dtableLatencyFigure = figure{name: "dtable_latency", title: "DTable end-to-end latency",
+		ylabel: "Mean end-to-end latency (ns)", metric: "latency_ns", logY: true, scheduler: "dtable"}
+)
+
+// The single-panel figures are sweepWidth × sweepHeight, the legend in a
+// column of legendWidth at their right, outside the data.
+const (
+	sweepWidth  = 9 * vg.Inch
+	sweepHeight = 5.5 * vg.Inch
+	legendWidth = 2.1 * vg.Inch
+)
+
+// seriesPoint is a mean at a load, the half-width of its 95% CI (0 if
+// undefined) and the number of runs it averages.
+type seriesPoint struct {
+	x, y, ci float64
+	n        int
 }
 
-// seriesPoint is a mean at a load and the half-width of its 95% CI (0 if
-// undefined).
-type seriesPoint struct{ x, y, ci float64 }
+// bar is the half-width of the error bar drawn at pt: the 95% confidence
+// interval with 3 or more runs; with 2 the interval, t(0.975, 1) = 12.71
+// times the half-distance of the two runs, would say little but that two
+// runs are few, so the bar spans the two runs instead (ci95 / 12.71).
+func (pt seriesPoint) bar() float64 {
+	if pt.n == 2 {
+		return pt.ci / t975(1)
+	}
+	return pt.ci
+}
 
-// series is one line: an SL under a scheduler.
+// t975 is Student's t quantile t(0.975, dof).
+func t975(dof float64) float64 {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: dof}.Quantile(0.975)
+}
+
+// series is one line: an SL under a scheduler (sl -1: all SLs).
 type series struct {
 	scheduler string
 	sl        int
@@ -92,24 +142,34 @@ type series struct {
 // without a value (and, on a log axis, values that are not positive).
 // Values that cannot be drawn are reported on warn and counted in skipped.
 func (f *figure) series(sum *Summary, warn io.Writer) (out []series, skipped int) {
+	return collectSeries(sum, warn, f.name, f.metric, f.scheduler, false, f.logY)
+}
+
+// collectSeries gathers the lines of metric, one per (scheduler, SL),
+// the "all" rows too if withAll (as SL -1), of scheduler only if it is
+// not "".
+func collectSeries(sum *Summary, warn io.Writer, fig, metric, scheduler string, withAll, logY bool) (out []series, skipped int) {
 	slIndex := map[string]int{}
 	for i, sl := range sum.SLs {
 		slIndex[sl.Name] = i
 	}
+	if withAll {
+		slIndex["all"] = -1
+	}
 	line := map[[2]string]int{}
 	for _, r := range sum.Rows {
 		i, isSL := slIndex[r.SL]
-		e := r.Metrics[f.metric]
-		if !isSL || (f.scheduler != "" && r.Scheduler != f.scheduler) || e.Mean == nil || (f.logY && *e.Mean <= 0) {
+		e := r.Metrics[metric]
+		if !isSL || (scheduler != "" && r.Scheduler != scheduler) || e.Mean == nil || (logY && *e.Mean <= 0) {
 			continue
 		}
-		pt := seriesPoint{x: r.Load, y: *e.Mean}
+		pt := seriesPoint{x: r.Load, y: *e.Mean, n: e.N}
 		if e.CI95 != nil {
 			pt.ci = *e.CI95
 		}
-		if why := f.undrawable(pt); why != "" {
+		if why := undrawable(pt, logY); why != "" {
 			fmt.Fprintf(warn, "plots: %s: left out scheduler %s, load %v, SL %s: %s mean %v, ci95 %v: %s\n",
-				f.name, r.Scheduler, r.Load, r.SL, f.metric, pt.y, pt.ci, why)
+				fig, r.Scheduler, r.Load, r.SL, metric, pt.y, pt.ci, why)
 			skipped++
 			continue
 		}
@@ -131,7 +191,7 @@ const (
 )
 
 // undrawable says why pt cannot be drawn, or "" if it can.
-func (f *figure) undrawable(pt seriesPoint) string {
+func undrawable(pt seriesPoint, logY bool) string {
 	inRange := func(v float64) bool { return math.Abs(v) <= maxPlotValue }
 	switch {
 	case math.IsNaN(pt.x) || math.IsInf(pt.x, 0) || math.IsNaN(pt.y) || math.IsInf(pt.y, 0) ||
@@ -141,71 +201,188 @@ func (f *figure) undrawable(pt seriesPoint) string {
 		return "a negative confidence interval"
 	case !inRange(pt.y) || !inRange(pt.y+pt.ci) || !inRange(pt.y-pt.ci):
 		return fmt.Sprintf("beyond ±%g", maxPlotValue)
-	case f.logY && pt.y < minLogValue:
+	case logY && pt.y < minLogValue:
 		return fmt.Sprintf("below %g, too small for the log axis", minLogValue)
 	}
 	return ""
 }
 
-// plot draws the figure, or says why there is nothing to draw; a figure
-// whose every value was left out as undrawable is an error.
-func (f *figure) plot(sum *Summary, warn io.Writer) (*plot.Plot, string, error) {
+// seriesOffsets are the x shifts of m series drawn at the same loads, so
+// that their markers and error bars stand side by side instead of on top
+// of one another: evenly spaced, centred on the load, the whole group
+// within 60% of the smallest gap between two loads and each step at most
+// maxOffsetStep.
+func seriesOffsets(loads []float64, m int) []float64 {
+	gap := 0.1
+	sorted := slices.Clone(loads)
+	slices.Sort(sorted)
+	for i := 1; i < len(sorted); i++ {
+		if d := sorted[i] - sorted[i-1]; d > 0 && d < gap {
+			gap = d
+		}
+	}
+	step := min(0.6*gap/float64(max(m, 1)), maxOffsetStep)
+	out := make([]float64, m)
+	for i := range out {
+		out[i] = (float64(i) - float64(m-1)/2) * step
+	}
+	return out
+}
+
+// maxOffsetStep is the largest shift between neighbouring series, in
+// injection rate: about 11 pixels of a 150 dpi figure.
+const maxOffsetStep = 0.012
+
+// drawing draws the figure, or says why there is nothing to draw; a
+// figure whose every value was left out as undrawable is an error.
+func (f figure) drawing(sum *Summary, warn io.Writer) (*drawing, string, error) {
+	p, leg, why, err := f.plot(sum, warn)
+	if p == nil {
+		return nil, why, err
+	}
+	return withLegend(p, leg, sweepWidth, sweepHeight), "", nil
+}
+
+// withLegend draws p with leg in a column at its right.
+func withLegend(p *plot.Plot, leg plot.Legend, w, h vg.Length) *drawing {
+	return &drawing{w: w, h: h, draw: func(c draw.Canvas) {
+		p.Draw(draw.Crop(c, 0, -legendWidth, 0, 0))
+		lc := draw.Crop(c, w-legendWidth, 0, 0, -vg.Points(24))
+		leg.Draw(lc)
+	}}
+}
+
+// plot draws the figure and its legend, or says why there is nothing to
+// draw.
+func (f *figure) plot(sum *Summary, warn io.Writer) (*plot.Plot, plot.Legend, string, error) {
+	leg := newLegend()
 	if f.scheduler != "" && !slices.Contains(sum.Schedulers, f.scheduler) {
-		return nil, "the sweep has no " + f.scheduler + " runs", nil
+		return nil, leg, "the sweep has no " + f.scheduler + " runs", nil
 	}
 	lines, skipped := f.series(sum, warn)
 	if len(lines) == 0 && skipped > 0 {
-		return nil, "", fmt.Errorf("%w: all %d values of %s were left out (see the messages above)", ErrUndrawable, skipped, f.metric)
+		return nil, leg, "", fmt.Errorf("%w: all %d values of %s were left out (see the messages above)", ErrUndrawable, skipped, f.metric)
 	}
 	if len(lines) == 0 {
-		return nil, "nothing to draw yet (no run has a value for " + f.metric + ")", nil
+		return nil, leg, "nothing to draw yet (no run has a value for " + f.metric + ")", nil
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s, %s", f.title, sum.Topology, sum.Traffic)
-	p.X.Label.Text = "Injection rate (flits/cycle/NIC)"
-	p.Y.Label.Text = f.ylabel
-	p.Add(plotter.NewGrid())
+	p := newPlot(fmt.Sprintf("%s: %s, %s", f.title, sum.Topology, sum.Traffic), f.ylabel)
 	if f.shares {
 		addShares(p, sum)
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range lines {
-		glyph, dashes := schedulerStyle(sum, s.scheduler)
-		addSeries(p, s, slColor(s.sl), glyph, dashes, f.logY)
+	offsets := seriesOffsets(sum.Loads, len(lines))
+	lo, hi, xhi := math.Inf(1), math.Inf(-1), 1.0
+	for i, s := range lines {
+		addSeries(p, s, slColor(s.sl), sum, offsets[i], f.logY)
 		for _, pt := range s.pts {
-			lo, hi = min(lo, pt.y-lowerBar(pt, f.logY)), max(hi, pt.y+pt.ci)
+			lo, hi, xhi = min(lo, pt.y-lowerBar(pt, f.logY)), max(hi, pt.y+pt.bar()), max(xhi, pt.x)
 		}
 	}
-	p.X.Min, p.X.Max, p.X.Tick.Marker = 0, 1, loadTicks()
+	setLoadAxis(p, xhi, offsets, false)
 	if f.logY {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 		p.Y.Min, p.Y.Max = niceDown(lo), niceUp(hi)
 	} else {
-		p.Y.Min, p.Y.Max = 0, max(1, hi)
+		top := hi
+		if f.shares {
+			for _, sl := range sum.SLs {
+				top = max(top, sl.Share)
+			}
+		}
+		p.Y.Tick.Marker = linearTicks{}
+		p.Y.Min, p.Y.Max = 0, niceTop(top)
 	}
-	f.legend(p, sum)
-	return p, "", nil
+	for i, sl := range sum.SLs {
+		leg.Add(sl.Name, &plotter.Line{LineStyle: draw.LineStyle{Color: slColor(i), Width: vg.Points(2.5)}})
+	}
+	f.schedulerLegend(&leg, sum)
+	if f.shares {
+		leg.Add("configured share", &plotter.Line{LineStyle: shareStyle(color.Gray{Y: 96})})
+	}
+	barLegend(&leg, lines)
+	return p, leg, "", nil
+}
+
+func (f *figure) schedulerLegend(leg *plot.Legend, sum *Summary) {
+	for _, s := range sum.Schedulers {
+		if f.scheduler != "" && s != f.scheduler {
+			continue
+		}
+		leg.Add(schedulerLabel(s), schedulerThumbs(sum, s, color.Black)...)
+	}
+}
+
+// schedulerThumbs are a scheduler's dashes and marker in colour c.
+func schedulerThumbs(sum *Summary, s string, c color.Color) []plot.Thumbnailer {
+	glyph, dashes := schedulerStyle(sum, s)
+	line := &plotter.Line{LineStyle: draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: dashes}}
+	mark := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: c, Radius: vg.Points(3), Shape: glyph}}
+	return []plot.Thumbnailer{line, mark}
+}
+
+// newPlot is a plot with the sweep figures' title, labels and grid.
+func newPlot(title, ylabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "Injection rate (flits/cycle/NIC)"
+	p.Y.Label.Text = ylabel
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// newLegend is a legend in the sweep figures' style, from the top left of
+// its canvas.
+func newLegend() plot.Legend {
+	leg := plot.NewLegend()
+	leg.Top, leg.Left = true, true
+	leg.XOffs = vg.Points(4)
+	leg.ThumbnailWidth = vg.Points(30)
+	leg.TextStyle.Font.Size = vg.Points(10)
+	return leg
+}
+
+// setLoadAxis puts the injection rate from 0 to xhi (at least 1) with
+// room for the offsets of the series on both sides.
+func setLoadAxis(p *plot.Plot, xhi float64, offsets []float64, panel bool) {
+	pad := 0.02
+	if len(offsets) > 0 {
+		pad += offsets[len(offsets)-1]
+	}
+	p.X.Min, p.X.Max = -pad, max(1, xhi)+pad
+	if panel {
+		p.X.Tick.Marker = panelLoadTicks(max(1, xhi))
+	} else {
+		p.X.Tick.Marker = loadTicks(max(1, xhi))
+	}
+}
+
+func shareStyle(c color.Color) draw.LineStyle {
+	return draw.LineStyle{Color: c, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2.5)}}
 }
 
 // addShares draws a thin dotted line at each SL's configured share: where
 // a scheduler that honours the shares should put the normalized throughput.
 func addShares(p *plot.Plot, sum *Summary) {
 	for i, sl := range sum.SLs {
-		l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: sl.Share}, {X: 1, Y: sl.Share}})
+		l, err := plotter.NewLine(plotter.XYs{{X: -1, Y: sl.Share}, {X: 2, Y: sl.Share}})
 		if err != nil {
 			continue
 		}
-		l.Color, l.Width, l.Dashes = slColor(i), vg.Points(0.5), []vg.Length{vg.Points(1), vg.Points(2)}
+		l.LineStyle = shareStyle(slColor(i))
 		p.Add(l)
 	}
 }
 
-func addSeries(p *plot.Plot, s series, c color.Color, glyph draw.GlyphDrawer, dashes []vg.Length, logY bool) {
+// addSeries draws s shifted by dx in colour c with its scheduler's
+// dashes and marker, and an error bar at each point with one.
+func addSeries(p *plot.Plot, s series, c color.Color, sum *Summary, dx float64, logY bool) {
+	glyph, dashes := schedulerStyle(sum, s.scheduler)
 	xys := make(plotter.XYs, len(s.pts))
 	var bars errPoints
 	for i, pt := range s.pts {
-		xys[i] = plotter.XY{X: pt.x, Y: pt.y}
-		if pt.ci > 0 {
+		xys[i] = plotter.XY{X: pt.x + dx, Y: pt.y}
+		if pt.bar() > 0 {
+			pt.x += dx
 			bars = append(bars, errPoint{pt, lowerBar(pt, logY)})
 		}
 	}
@@ -214,24 +391,23 @@ func addSeries(p *plot.Plot, s series, c color.Color, glyph draw.GlyphDrawer, da
 		return
 	}
 	l.Color, l.Width, l.Dashes = c, vg.Points(1.2), dashes
-	sc.Color, sc.Shape, sc.Radius = c, glyph, vg.Points(2.5)
+	sc.Color, sc.Shape, sc.Radius = c, glyph, vg.Points(3)
+	if len(bars) > 0 {
+		if eb, err := plotter.NewYErrorBars(bars); err == nil {
+			eb.Color, eb.Width, eb.CapWidth = c, vg.Points(0.8), vg.Points(4)
+			p.Add(eb)
+		}
+	}
 	p.Add(l, sc)
-	if len(bars) == 0 {
-		return
-	}
-	if eb, err := plotter.NewYErrorBars(bars); err == nil {
-		eb.Color = c
-		p.Add(eb)
-	}
 }
 
 // lowerBar is how far below the mean the error bar reaches. On a log axis
 // a bar that would reach zero or below is cut at a tenth of the mean.
 func lowerBar(pt seriesPoint, logY bool) float64 {
 	if logY {
-		return min(pt.ci, 0.9*pt.y)
+		return min(pt.bar(), 0.9*pt.y)
 	}
-	return pt.ci
+	return pt.bar()
 }
 
 // errPoint is a mean with the reach of its error bar below and above.
@@ -244,28 +420,44 @@ type errPoints []errPoint
 
 func (e errPoints) Len() int                        { return len(e) }
 func (e errPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
-func (e errPoints) YError(i int) (float64, float64) { return e[i].low, e[i].ci }
+func (e errPoints) YError(i int) (float64, float64) { return e[i].low, e[i].bar() }
 
-// legend lists the SL colours, then the scheduler markers and dashes.
-func (f *figure) legend(p *plot.Plot, sum *Summary) {
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(4)
-	p.Legend.ThumbnailWidth = vg.Points(28)
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	for i, sl := range sum.SLs {
-		p.Legend.Add(sl.Name, &plotter.Line{LineStyle: draw.LineStyle{Color: slColor(i), Width: vg.Points(2)}})
-	}
-	for _, s := range sum.Schedulers {
-		if f.scheduler != "" && s != f.scheduler {
-			continue
+// barLegend says what the error bars of lines are: the 95% confidence
+// interval over the seeds, or the range of two seeds.
+func barLegend(leg *plot.Legend, lines []series) {
+	var two, more bool
+	lo, hi := math.MaxInt, 0
+	for _, s := range lines {
+		for _, pt := range s.pts {
+			switch {
+			case pt.n == 2 && pt.ci > 0:
+				two = true
+			case pt.n > 2 && pt.ci > 0:
+				more = true
+				lo, hi = min(lo, pt.n), max(hi, pt.n)
+			}
 		}
-		glyph, dashes := schedulerStyle(sum, s)
-		line := &plotter.Line{LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: dashes}}
-		mark := &plotter.Scatter{GlyphStyle: draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.5), Shape: glyph}}
-		p.Legend.Add(schedulerLabel(s), line, mark)
 	}
-	if f.shares {
-		p.Legend.Add("configured share", &plotter.Line{LineStyle: draw.LineStyle{Color: color.Gray{Y: 96},
-			Width: vg.Points(0.5), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}})
+	if more {
+		n := fmt.Sprint(hi)
+		if lo != hi {
+			n = fmt.Sprintf("%d-%d", lo, hi)
+		}
+		leg.Add("bar: 95% CI, "+n+" seeds", barThumb{})
 	}
+	if two {
+		leg.Add("bar: range of 2 seeds", barThumb{})
+	}
+}
+
+// barThumb is an error bar in a legend.
+type barThumb struct{}
+
+func (barThumb) Thumbnail(c *draw.Canvas) {
+	x := (c.Min.X + c.Max.X) / 2
+	sty := draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}
+	cap := vg.Points(2)
+	c.StrokeLine2(sty, x, c.Min.Y, x, c.Max.Y)
+	c.StrokeLine2(sty, x-cap, c.Min.Y, x+cap, c.Min.Y)
+	c.StrokeLine2(sty, x-cap, c.Max.Y, x+cap, c.Max.Y)
 }

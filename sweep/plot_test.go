@@ -28,10 +28,19 @@ func checkPlots(t *testing.T, dir string, names []string) {
 		}
 		img, err := png.Decode(f)
 		f.Close()
+		w, h := sweepWidth, sweepHeight
+		if n == "accepted" { // a panel for all SLs and one per SL of the sweep's summary
+			sum, err := ReadSummary(filepath.Dir(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cols, rows := panelGrid(1 + len(sum.SLs))
+			w, h = panelWidth*vg.Length(cols)+legendWidth, panelHeight*vg.Length(rows)+titleHeight
+		}
 		if err != nil {
 			t.Errorf("%s.png: %v", n, err)
-		} else if b := img.Bounds(); b.Dx() != int(float64(plotWidth/vg.Inch)*plotDPI) || b.Dy() != int(float64(plotHeight/vg.Inch)*plotDPI) {
-			t.Errorf("%s.png is %dx%d", n, b.Dx(), b.Dy())
+		} else if b := img.Bounds(); b.Dx() != int(float64(w/vg.Inch)*plotDPI) || b.Dy() != int(float64(h/vg.Inch)*plotDPI) {
+			t.Errorf("%s.png is %dx%d, want %vx%v in at %d dpi", n, b.Dx(), b.Dy(), w/vg.Inch, h/vg.Inch, plotDPI)
 		}
 		checkSVG(t, filepath.Join(dir, n+".svg"))
 	}
@@ -71,26 +80,26 @@ func checkSVG(t *testing.T, path string) {
 func TestFigureSeries(t *testing.T) {
 	v := func(x float64) *float64 { return &x }
 	row := func(s string, l float64, sl string, mean, ci *float64) Row {
-		return Row{Scheduler: s, Load: l, SL: sl, Metrics: map[string]Estimate{"latency_ns": {Mean: mean, CI95: ci}}}
+		return Row{Scheduler: s, Load: l, SL: sl, Metrics: map[string]Estimate{"latency_ns": {Mean: mean, CI95: ci, N: 3}}}
 	}
 	sum := &Summary{Schedulers: []string{"rr", "dtable"}, SLs: []SL{{Name: "VO"}, {Name: "VI"}}, Rows: []Row{
 		row("rr", 0.1, "VO", v(100), v(5)), row("rr", 0.1, "VI", nil, nil), row("rr", 0.1, "all", v(90), nil),
 		row("rr", 0.5, "VO", v(200), nil), row("rr", 0.5, "VI", v(0), nil),
 		row("dtable", 0.1, "VO", v(80), nil), row("dtable", 0.1, "VI", v(120), nil),
 	}}
-	all := figures[0]
+	all := latencyFigure
 	got, skipped := all.series(sum, io.Discard)
 	if skipped != 0 || len(got) != 3 || got[0].scheduler != "rr" || got[0].sl != 0 || len(got[0].pts) != 2 ||
-		got[0].pts[0] != (seriesPoint{0.1, 100, 5}) || got[0].pts[1] != (seriesPoint{0.5, 200, 0}) ||
+		got[0].pts[0] != (seriesPoint{0.1, 100, 5, 3}) || got[0].pts[1] != (seriesPoint{0.5, 200, 0, 3}) ||
 		got[1].scheduler != "dtable" || got[2].sl != 1 {
 		t.Errorf("latency series: %+v", got)
 	}
-	dt := figures[2]
+	dt := dtableLatencyFigure
 	if got, _ := dt.series(sum, io.Discard); len(got) != 2 || got[0].scheduler != "dtable" || got[1].scheduler != "dtable" {
 		t.Errorf("dtable series: %+v", got)
 	}
 	sum.Schedulers = []string{"rr"}
-	if p, why, err := dt.plot(sum, io.Discard); p != nil || err != nil || !strings.Contains(why, "no dtable runs") {
+	if p, _, why, err := dt.plot(sum, io.Discard); p != nil || err != nil || !strings.Contains(why, "no dtable runs") {
 		t.Errorf("DTable figure without dtable: %v, %q", p, why)
 	}
 }
@@ -109,8 +118,26 @@ func TestLogAxis(t *testing.T) {
 			labels = append(labels, tk.Label)
 		}
 	}
-	if strings.Join(labels, " ") != "200 500 1000 2000" {
+	if strings.Join(labels, " ") != "200 300 500 1000 2000" { // 1-2-5 gives four: 3 is labelled too
 		t.Errorf("log tick labels on [200, 2000]: %v", labels)
+	}
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{100, 10000, "100 200 500 1000 2000 5000 10000"},
+		{200, 500, "200 300 400 500"}, // 1-2-3-5 gives three: every digit
+		{1, 1e6, "1 10 100 1000 10000 100000 1000000"},
+	} {
+		labels = labels[:0]
+		for _, tk := range (logTicks{}).Ticks(tc.lo, tc.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != tc.want {
+			t.Errorf("log tick labels on [%v, %v]: %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
 	}
 	if l := tickLabel(0.1 * 3); l != "0.3" {
 		t.Errorf("tickLabel(0.1*3) = %q", l)

@@ -110,7 +110,7 @@ func TestSweepWritesRunsSummaryAndPlots(t *testing.T) {
 	}
 	sum := checkSummaryRows(t, out)
 	checkCI(t, out, sum)
-	checkPlots(t, filepath.Join(out, "plots"), []string{"latency", "throughput", "dtable_latency"})
+	checkPlots(t, filepath.Join(out, "plots"), []string{"latency", "throughput", "accepted", "dtable_latency"})
 }
 
 // checkSummaryRows: rows by scheduler in flag order, load ascending, SLs in

@@ -166,7 +166,7 @@ func TestShardedSweepMergesToUnsharded(t *testing.T) {
 				t.Errorf("merge %v: %s differs from the unsharded sweep's (%v, %v)", order, f, errA, errB)
 			}
 		}
-		checkPlots(t, filepath.Join(merged, "plots"), []string{"latency", "throughput", "dtable_latency"})
+		checkPlots(t, filepath.Join(merged, "plots"), []string{"latency", "throughput", "accepted", "dtable_latency"})
 		entries, _ := os.ReadDir(filepath.Join(whole, "runs"))
 		for _, e := range entries {
 			a := readResults(t, filepath.Join(whole, "runs", e.Name()))

@@ -10,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotutil"
@@ -27,22 +28,24 @@ var slColors = []color.Color{
 
 func slColor(i int) color.Color { return slColors[i%len(slColors)] }
 
-// schedulerGlyphs follow the paper: DTable (DT) circles, SBT squares, RR
-// crosses; the variants and the other schedulers get their own, drawn
-// over one another once plotutil's eight run out (TestSchedulerGlyphs:
-// every registered scheduler has one, no two alike).
+// schedulerGlyphs follow the paper: DTable (DT) filled circles, SBT
+// squares, RR crosses; the variants and the other schedulers get their
+// own, two drawn over one another once the plain ones run out
+// (TestSchedulerGlyphs: every registered scheduler has one, no two alike).
+// Outlines and crosses drawn over a filled marker of the same colour stay
+// visible: each mark is drawn over a white rim.
 var schedulerGlyphs = map[string]draw.GlyphDrawer{
-	"dtable": draw.CircleGlyph{}, "sbt": draw.SquareGlyph{}, "rr": draw.CrossGlyph{},
-	"sbt_strict": draw.TriangleGlyph{}, "rr_vl": draw.PlusGlyph{}, "rr_burst": draw.PyramidGlyph{},
-	"strict": draw.BoxGlyph{}, "wrr": draw.RingGlyph{},
-	"drr":        overlay{draw.BoxGlyph{}, draw.CrossGlyph{}},
-	"vlarb":      overlay{draw.BoxGlyph{}, draw.PlusGlyph{}},
-	"dtable_sc":  overlay{draw.RingGlyph{}, draw.PlusGlyph{}},
-	"sbt_switch": overlay{draw.SquareGlyph{}, draw.PlusGlyph{}}, // sbt's square: the same decisions
+	"dtable": mark{shapeCircle, true}, "sbt": mark{shapeSquare, false}, "rr": mark{shapeCross, false},
+	"sbt_strict": mark{shapeTriangle, false}, "rr_vl": mark{shapePlus, false}, "rr_burst": mark{shapeTriangle, true},
+	"strict": mark{shapeSquare, true}, "wrr": mark{shapeCircle, false},
+	"drr":        overlay{mark{shapeSquare, false}, mark{shapeCross, false}},
+	"vlarb":      overlay{mark{shapeSquare, true}, mark{shapePlus, false}},
+	"dtable_sc":  overlay{mark{shapeCircle, false}, mark{shapePlus, false}},
+	"sbt_switch": overlay{mark{shapeDiamond, false}, mark{shapePlus, false}}, // a plus, as sbt per switch: the same decisions
 }
 
 // otherGlyph marks a scheduler schedulerGlyphs does not list.
-var otherGlyph draw.GlyphDrawer = overlay{draw.RingGlyph{}, draw.CrossGlyph{}}
+var otherGlyph draw.GlyphDrawer = mark{shapeDiamond, false}
 
 // overlay draws one glyph over another (a ring with a plus inside, a box
 // with a cross); it is comparable, so two overlays of the same glyphs are
@@ -76,9 +79,11 @@ func schedulerLabel(name string) string {
 	return name
 }
 
-// logTicks labels 1, 2 and 5 of every decade and marks the other digits;
-// with niceDown and niceUp as the axis ends both ends carry a label. An
-// axis that does not lie within (0, +Inf) gets no ticks.
+// logTicks labels 1, 2 and 5 of every decade, and 3 too when that gives
+// fewer than 5 labels, and every digit when that still does; the other
+// digits are marked. Over more than four decades only the powers of ten
+// are labelled. With niceDown and niceUp as the axis ends both ends carry
+// a label. An axis that does not lie within (0, +Inf) gets no ticks.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -86,17 +91,28 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		return nil
 	}
 	var ticks []plot.Tick
-	for d := math.Pow(10, math.Floor(math.Log10(lo))); d <= hi; d *= 10 {
-		for m := 1; m <= 9; m++ {
-			v := float64(m) * d
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-				continue
+	for _, labelled := range []string{"125", "1235", "123456789"} {
+		if math.Log10(hi/lo) > 4 {
+			labelled = "1"
+		}
+		ticks = ticks[:0]
+		n := 0
+		for d := math.Pow(10, math.Floor(math.Log10(lo))); d <= hi; d *= 10 {
+			for m := 1; m <= 9; m++ {
+				v := float64(m) * d
+				if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+					continue
+				}
+				t := plot.Tick{Value: v}
+				if strings.ContainsRune(labelled, rune('0'+m)) {
+					t.Label = tickLabel(v)
+					n++
+				}
+				ticks = append(ticks, t)
 			}
-			t := plot.Tick{Value: v}
-			if m == 1 || m == 2 || m == 5 {
-				t.Label = tickLabel(v)
-			}
-			ticks = append(ticks, t)
+		}
+		if n >= 5 || labelled == "1" {
+			break
 		}
 	}
 	return ticks
@@ -109,15 +125,24 @@ func tickLabel(v float64) string {
 	return strconv.FormatFloat(r, 'f', -1, 64)
 }
 
-// loadTicks mark every tenth of the injection rate and label every fifth.
-func loadTicks() plot.ConstantTicks {
+// loadTicks mark and label every tenth of the injection rate from 0 to
+// top (at least 1).
+func loadTicks(top float64) plot.ConstantTicks {
 	var ticks plot.ConstantTicks
-	for i := 0; i <= 10; i++ {
-		t := plot.Tick{Value: float64(i) / 10}
-		if i%2 == 0 {
-			t.Label = tickLabel(t.Value)
+	for i := 0; float64(i) <= 10*max(1, top)+1e-9; i++ {
+		ticks = append(ticks, plot.Tick{Value: float64(i) / 10, Label: tickLabel(float64(i) / 10)})
+	}
+	return ticks
+}
+
+// panelLoadTicks, for a narrow panel, mark every tenth and label every
+// fifth.
+func panelLoadTicks(top float64) plot.ConstantTicks {
+	ticks := loadTicks(top)
+	for i := range ticks {
+		if i%2 == 1 {
+			ticks[i].Label = ""
 		}
-		ticks = append(ticks, t)
 	}
 	return ticks
 }
