@@ -422,9 +422,16 @@ func (e errPoints) Len() int                        { return len(e) }
 func (e errPoints) XY(i int) (float64, float64)     { return e[i].x, e[i].y }
 func (e errPoints) YError(i int) (float64, float64) { return e[i].low, e[i].bar() }
 
-// barLegend says what the error bars of lines are: the 95% confidence
-// interval over the seeds, or the range of two seeds.
+// barLegend adds to leg what the error bars of lines are (barNotes).
 func barLegend(leg *plot.Legend, lines []series) {
+	for _, n := range barNotes(lines) {
+		leg.Add(n, barThumb{})
+	}
+}
+
+// barNotes say what the error bars of lines are: the 95% confidence
+// interval over the seeds, the range of two seeds, or both.
+func barNotes(lines []series) []string {
 	var two, more bool
 	lo, hi := math.MaxInt, 0
 	for _, s := range lines {
@@ -438,16 +445,18 @@ func barLegend(leg *plot.Legend, lines []series) {
 			}
 		}
 	}
+	var notes []string
 	if more {
 		n := fmt.Sprint(hi)
 		if lo != hi {
 			n = fmt.Sprintf("%d-%d", lo, hi)
 		}
-		leg.Add("bar: 95% CI, "+n+" seeds", barThumb{})
+		notes = append(notes, "bar: 95% CI, "+n+" seeds")
 	}
 	if two {
-		leg.Add("bar: range of 2 seeds", barThumb{})
+		notes = append(notes, "bar: range of 2 seeds")
 	}
+	return notes
 }
 
 // barThumb is an error bar in a legend.
