@@ -23,11 +23,14 @@ import (
 const KeepUp = 0.99
 
 // Knee is where a scheduler saturates: the highest load of the sweep up to
-// which every load's accepted throughput is at least KeepUp times its
-// offered load (the means over seeds).
+// which every load keeps up, that is accepts at least KeepUp times its
+// offered load, or falls short of it by no more than the 95% confidence
+// interval of its accepted throughput (means over seeds). The interval
+// keeps the noise of short runs and small SLs, a few percent, from
+// passing for saturation.
 type Knee struct {
 	// Load is the knee: the last load that keeps up before the first that
-	// does not; with Kept false, no load keeps up and Load is 0.
+	// does not (a load that keeps up again after it does not count); with Kept false, no load keeps up and Load is 0.
 	Load float64
 	// Kept: at least one load keeps up. Saturated: some load does not
 	// (false: the sweep never reaches saturation, and Load is its
@@ -46,21 +49,29 @@ func (k Knee) String() string {
 }
 
 // KneeOf finds the knee of scheduler for SL sl ("all" for every SL)
-// from the summary's accepted_throughput and offered_load means, loads
+// from the summary's accepted_throughput (mean and ci95) and offered_load
+// means, loads
 // in ascending order; a load without both means (no run stored yet) is
 // passed over.
 func KneeOf(sum *Summary, scheduler, sl string) Knee {
-	type pt struct{ load, ratio float64 }
+	type pt struct {
+		load  float64
+		keeps bool
+	}
 	var pts []pt
 	for _, r := range sum.Rows {
 		if r.Scheduler != scheduler || r.SL != sl {
 			continue
 		}
-		a, o := r.Metrics["accepted_throughput"].Mean, r.Metrics["offered_load"].Mean
-		if a == nil || o == nil || !(*o > 0) || math.IsInf(*o, 0) || math.IsNaN(*a) {
+		ae, o := r.Metrics["accepted_throughput"], r.Metrics["offered_load"].Mean
+		if ae.Mean == nil || o == nil || !(*o > 0) || math.IsInf(*o, 0) || math.IsNaN(*ae.Mean) {
 			continue
 		}
-		pts = append(pts, pt{r.Load, *a / *o})
+		a := *ae.Mean
+		if ci := ae.CI95; ci != nil && *ci > 0 && !math.IsInf(*ci, 0) {
+			a += *ci
+		}
+		pts = append(pts, pt{r.Load, a >= KeepUp*(*o)})
 	}
 	slices.SortStableFunc(pts, func(a, b pt) int {
 		switch {
@@ -73,7 +84,7 @@ func KneeOf(sum *Summary, scheduler, sl string) Knee {
 	})
 	var k Knee
 	for _, p := range pts {
-		if p.ratio < KeepUp {
+		if !p.keeps {
 			k.Saturated = true
 			break
 		}
@@ -145,10 +156,10 @@ func acceptedDrawing(sum *Summary, warn io.Writer) (*drawing, string, error) {
 	for i, sl := range sum.SLs {
 		leg.Add(sl.Name, &plotter.Line{LineStyle: draw.LineStyle{Color: slColor(i), Width: vg.Points(2.5)}})
 	}
-	leg.Add("offered (ideal:", &plotter.Line{LineStyle: idealStyle()})
-	leg.Add("  accepted = offered)")
+	leg.Add("offered: the ideal", &plotter.Line{LineStyle: idealStyle()})
 	leg.Add("knee: last load with", kneeThumb{})
-	leg.Add(fmt.Sprintf("  accepted >= %g x offered", KeepUp))
+	leg.Add("  accepted + 95% CI")
+	leg.Add(fmt.Sprintf("  >= %g x offered", KeepUp))
 	barLegend(&leg, accepted)
 	cols, rows := panelGrid(len(panels))
 	w := panelWidth*vg.Length(cols) + legendWidth

@@ -271,17 +271,20 @@ func (f *figure) plot(sum *Summary, warn io.Writer) (*plot.Plot, plot.Legend, st
 		addShares(p, sum)
 	}
 	offsets := seriesOffsets(sum.Loads, len(lines))
-	lo, hi, xhi := math.Inf(1), math.Inf(-1), 1.0
+	lo, hi, xlo, xhi := math.Inf(1), math.Inf(-1), 1.0, 1.0
 	for i, s := range lines {
 		addSeries(p, s, slColor(s.sl), sum, offsets[i], f.logY)
 		for _, pt := range s.pts {
 			lo, hi, xhi = min(lo, pt.y-lowerBar(pt, f.logY)), max(hi, pt.y+pt.bar()), max(xhi, pt.x)
+			xlo = min(xlo, pt.x)
 		}
 	}
 	setLoadAxis(p, xhi, offsets, false)
+	// From the tenth below the lowest load: no empty band at the left.
+	p.X.Min = max(0, math.Floor(xlo*10+1e-9)/10-0.1) - (0.02 + offsets[len(offsets)-1])
 	if f.logY {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
-		p.Y.Min, p.Y.Max = niceDown(lo), niceUp(hi)
+		p.Y.Min, p.Y.Max = digitDown(lo), digitUp(hi)
 	} else {
 		top := hi
 		if f.shares {

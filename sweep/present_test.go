@@ -73,6 +73,35 @@ func TestKneeOf(t *testing.T) {
 	}
 }
 
+// TestKneeWithinInterval: a load falling short of 0.99 x offered by no
+// more than its accepted throughput's 95% interval keeps up; by more, it
+// does not.
+func TestKneeWithinInterval(t *testing.T) {
+	loads := []float64{0.3, 0.6, 0.9}
+	for _, tc := range []struct {
+		ci   []float64
+		want Knee
+	}{
+		// 0.285 + 0.01 = 0.295 < 0.297 (0.99 x 0.3): short at the lowest load.
+		{[]float64{0.01, 0.02, 0.02}, Knee{Saturated: true}},
+		// 0.285 + 0.013 = 0.298 >= 0.297 keeps up; 0.58 + 0.02 = 0.6 >= 0.594 keeps up; 0.85 + 0.02 = 0.87 < 0.891.
+		{[]float64{0.013, 0.02, 0.02}, Knee{Load: 0.6, Kept: true, Saturated: true}},
+		// 0.85 + 0.05 = 0.9 >= 0.891: no load is short.
+		{[]float64{0.013, 0.02, 0.05}, Knee{Load: 0.9, Kept: true}},
+	} {
+		rows := kneeRows("rr", loads, loads, []*float64{fp(0.285), fp(0.58), fp(0.85)})
+		for i := range rows {
+			e := rows[i].Metrics["accepted_throughput"]
+			e.CI95 = fp(tc.ci[i])
+			rows[i].Metrics["accepted_throughput"] = e
+		}
+		sum := &Summary{Schedulers: []string{"rr"}, SLs: []SL{{Name: "VO", Share: 1}}, Rows: rows}
+		if got := KneeOf(sum, "rr", "all"); got != tc.want {
+			t.Errorf("intervals %v: %+v, want %+v", tc.ci, got, tc.want)
+		}
+	}
+}
+
 // TestSeriesOffsets: m series are shifted symmetrically about the load,
 // evenly, the group within 60% of the smallest gap between loads and
 // neighbours at most maxOffsetStep apart.
@@ -268,5 +297,24 @@ func TestCoincidingSeriesRender(t *testing.T) {
 			t.Errorf("two latency series at offset %s", k)
 		}
 		seen[k] = true
+	}
+}
+
+// TestDigitEnds: log axis ends at one significant digit, 1.5 just above
+// a power of ten; an end that is no digit's tick is labelled.
+func TestDigitEnds(t *testing.T) {
+	for _, tc := range [][3]float64{{360, 300, 400}, {1030, 1000, 1500}, {1600, 1000, 2000}, {500, 500, 500}, {0.072, 0.07, 0.08}, {1000, 1000, 1000}} {
+		if d, u := digitDown(tc[0]), digitUp(tc[0]); !near(d, tc[1]) || !near(u, tc[2]) {
+			t.Errorf("digitDown, digitUp(%v) = %v, %v; want %v, %v", tc[0], d, u, tc[1], tc[2])
+		}
+	}
+	var labels []string
+	for _, tk := range (logTicks{}).Ticks(300, 1500) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "300 400 500 600 700 800 900 1000 1500" {
+		t.Errorf("labels on [300, 1500]: %s", got)
 	}
 }

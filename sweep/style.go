@@ -115,6 +115,12 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			break
 		}
 	}
+	// An end that is no digit's tick (an axis up to 1500) is labelled too.
+	for _, end := range []float64{lo, hi} {
+		if !slices.ContainsFunc(ticks, func(t plot.Tick) bool { return math.Abs(t.Value-end) <= 1e-9*end }) {
+			ticks = append(ticks, plot.Tick{Value: end, Label: tickLabel(end)})
+		}
+	}
 	return ticks
 }
 
@@ -126,7 +132,7 @@ func tickLabel(v float64) string {
 }
 
 // loadTicks mark and label every tenth of the injection rate from 0 to
-// top (at least 1).
+// top (at least 1); the axis shows those within its range.
 func loadTicks(top float64) plot.ConstantTicks {
 	var ticks plot.ConstantTicks
 	for i := 0; float64(i) <= 10*max(1, top)+1e-9; i++ {
@@ -145,6 +151,24 @@ func panelLoadTicks(top float64) plot.ConstantTicks {
 		}
 	}
 	return ticks
+}
+
+// digitDown and digitUp round a positive number down or up to one
+// significant digit (360 to 300 and 400; up from just above a power of
+// ten to 1.5 times it): log axis ends closer to the
+// data than niceDown and niceUp, still labelled (logTicks labels every
+// digit when 1, 2, 3 and 5 are too few).
+func digitDown(v float64) float64 {
+	d := math.Pow(10, math.Floor(math.Log10(v)))
+	return math.Floor(v/d*(1+1e-12)) * d
+}
+
+func digitUp(v float64) float64 {
+	d := math.Pow(10, math.Floor(math.Log10(v)))
+	if v <= 1.5*d*(1+1e-12) && v > d*(1+1e-12) {
+		return 1.5 * d // 1030 to 1500, not 2000
+	}
+	return math.Ceil(v/d*(1-1e-12)) * d
 }
 
 // niceDown and niceUp round a positive number to the 1-2-5 series.
