@@ -213,6 +213,7 @@ func acceptedPlot(sum *Summary, pn acceptedPanel, accepted []series, offsets []f
 	if pn.index >= 0 {
 		c = slColor(pn.index)
 	}
+	var marks, rings []*plotter.Scatter
 	hi := 0.0
 	if off := offeredLine(sum, pn.sl); len(off) > 1 {
 		if ideal, err := plotter.NewLine(off); err == nil {
@@ -232,7 +233,7 @@ func acceptedPlot(sum *Summary, pn acceptedPanel, accepted []series, offsets []f
 		if k < len(offsets) {
 			dx = offsets[k]
 		}
-		addSeries(p, s, c, sum, dx, false)
+		marks = append(marks, addSeries(p, s, c, sum, dx, false))
 		for _, pt := range s.pts {
 			hi = max(hi, pt.y+pt.bar())
 		}
@@ -241,10 +242,14 @@ func acceptedPlot(sum *Summary, pn acceptedPanel, accepted []series, offsets []f
 				if pt.x == kn.Load {
 					ring := &plotter.Scatter{XYs: plotter.XYs{{X: pt.x + dx, Y: pt.y}}, GlyphStyle: draw.GlyphStyle{
 						Color: color.Black, Radius: vg.Points(5.5), Shape: mark{shapeCircle, false}}}
-					p.Add(ring)
+					rings = append(rings, ring)
 				}
 			}
 		}
+	}
+	addMarks(p, marks)
+	for _, r := range rings {
+		p.Add(r)
 	}
 	setLoadAxis(p, xhi, offsets, true)
 	p.Y.Tick.Marker = linearTicks{}

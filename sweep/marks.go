@@ -2,7 +2,7 @@ package sweep
 
 // Markers, ticks and the canvas of the sweep's figures: markers drawn with
 // strokes thick enough to see at 150 dpi, filled ones with a white rim so
-// that markers drawn over one another stay apart; linear ticks with 5 to
+// that filled markers drawn over one another stay apart; linear ticks with 5 to
 // 10 labels; a figure of any size written as PNG and SVG.
 
 import (
@@ -87,8 +87,10 @@ func (m mark) path(pt vg.Point, r vg.Length) []vg.Path {
 	return []vg.Path{p}
 }
 
-// DrawGlyph draws a filled mark over a white rim, an outline or a cross
-// over a white halo, so that a mark drawn over another keeps its shape.
+// DrawGlyph draws a filled mark over a white rim, so that filled marks
+// drawn over one another keep their shapes; an outline or a cross is
+// drawn as it is, so that one drawn over another mark (addMarks draws
+// them last) leaves it visible.
 func (m mark) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 	white := color.White
 	if m.filled && m.shape != shapeCross && m.shape != shapePlus {
@@ -101,10 +103,6 @@ func (m mark) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 			c.Fill(p)
 		}
 		return
-	}
-	c.SetLineStyle(draw.LineStyle{Color: white, Width: vg.Points(markStroke + 1.2)})
-	for _, p := range m.path(pt, sty.Radius) {
-		c.Stroke(p)
 	}
 	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(markStroke)})
 	for _, p := range m.path(pt, sty.Radius) {

@@ -210,7 +210,7 @@ func undrawable(pt seriesPoint, logY bool) string {
 // seriesOffsets are the x shifts of m series drawn at the same loads, so
 // that their markers and error bars stand side by side instead of on top
 // of one another: evenly spaced, centred on the load, the whole group
-// within 60% of the smallest gap between two loads and each step at most
+// within 70% of the smallest gap between two loads and each step at most
 // maxOffsetStep.
 func seriesOffsets(loads []float64, m int) []float64 {
 	gap := 0.1
@@ -221,12 +221,42 @@ func seriesOffsets(loads []float64, m int) []float64 {
 			gap = d
 		}
 	}
-	step := min(0.6*gap/float64(max(m, 1)), maxOffsetStep)
+	step := min(0.7*gap/float64(max(m, 1)), maxOffsetStep)
 	out := make([]float64, m)
 	for i := range out {
 		out[i] = (float64(i) - float64(m-1)/2) * step
 	}
 	return out
+}
+
+// seriesSlots places each of lines in one of n slots, by scheduler, then
+// by SL: the schedulers of one SL, alike in colour and often in value,
+// as many slots apart as there are SLs, told apart by their markers too.
+// Within a scheduler the SLs take every other slot (0, 2, 4, 1, 3 for
+// five), so that neighbours in config order, the likeliest to be alike
+// (BE and BK of the paper's mix), are not side by side.
+func seriesSlots(lines []series) (slots []int, n int) {
+	var scheds []string
+	var sls []int
+	for _, s := range lines {
+		if !slices.Contains(scheds, s.scheduler) {
+			scheds = append(scheds, s.scheduler)
+		}
+		if !slices.Contains(sls, s.sl) {
+			sls = append(sls, s.sl)
+		}
+	}
+	slices.Sort(sls)
+	m := len(sls)
+	for _, s := range lines {
+		i := slices.Index(sls, s.sl)
+		pos := i / 2 // the even ones first, then the odd ones
+		if i%2 == 1 {
+			pos = (m+1)/2 + i/2
+		}
+		slots = append(slots, slices.Index(scheds, s.scheduler)*m+pos)
+	}
+	return slots, len(scheds) * m
 }
 
 // maxOffsetStep is the largest shift between neighbouring series, in
@@ -270,15 +300,18 @@ func (f *figure) plot(sum *Summary, warn io.Writer) (*plot.Plot, plot.Legend, st
 	if f.shares {
 		addShares(p, sum)
 	}
-	offsets := seriesOffsets(sum.Loads, len(lines))
+	slots, n := seriesSlots(lines)
+	offsets := seriesOffsets(sum.Loads, n)
 	lo, hi, xlo, xhi := math.Inf(1), math.Inf(-1), 1.0, 1.0
+	var marks []*plotter.Scatter
 	for i, s := range lines {
-		addSeries(p, s, slColor(s.sl), sum, offsets[i], f.logY)
+		marks = append(marks, addSeries(p, s, slColor(s.sl), sum, offsets[slots[i]], f.logY))
 		for _, pt := range s.pts {
 			lo, hi, xhi = min(lo, pt.y-lowerBar(pt, f.logY)), max(hi, pt.y+pt.bar()), max(xhi, pt.x)
 			xlo = min(xlo, pt.x)
 		}
 	}
+	addMarks(p, marks)
 	setLoadAxis(p, xhi, offsets, false)
 	// From the tenth below the lowest load: no empty band at the left.
 	p.X.Min = max(0, math.Floor(xlo*10+1e-9)/10-0.1) - (0.02 + offsets[len(offsets)-1])
@@ -377,8 +410,9 @@ func addShares(p *plot.Plot, sum *Summary) {
 }
 
 // addSeries draws s shifted by dx in colour c with its scheduler's
-// dashes and marker, and an error bar at each point with one.
-func addSeries(p *plot.Plot, s series, c color.Color, sum *Summary, dx float64, logY bool) {
+// dashes, and an error bar at each point with one, and returns its
+// markers, for addMarks to draw once every line is drawn.
+func addSeries(p *plot.Plot, s series, c color.Color, sum *Summary, dx float64, logY bool) *plotter.Scatter {
 	glyph, dashes := schedulerStyle(sum, s.scheduler)
 	xys := make(plotter.XYs, len(s.pts))
 	var bars errPoints
@@ -391,7 +425,7 @@ func addSeries(p *plot.Plot, s series, c color.Color, sum *Summary, dx float64, 
 	}
 	l, sc, err := plotter.NewLinePoints(xys)
 	if err != nil {
-		return
+		return nil
 	}
 	l.Color, l.Width, l.Dashes = c, vg.Points(1.2), dashes
 	sc.Color, sc.Shape, sc.Radius = c, glyph, vg.Points(3)
@@ -401,7 +435,32 @@ func addSeries(p *plot.Plot, s series, c color.Color, sum *Summary, dx float64, 
 			p.Add(eb)
 		}
 	}
-	p.Add(l, sc)
+	p.Add(l)
+	return sc
+}
+
+// addMarks draws the markers over the lines, the filled ones first, so
+// that an outline or a cross next to a filled marker of the same colour
+// is drawn over it, not hidden under it.
+func addMarks(p *plot.Plot, marks []*plotter.Scatter) {
+	for _, filled := range []bool{true, false} {
+		for _, m := range marks {
+			if m != nil && isFilled(m.Shape) == filled {
+				p.Add(m)
+			}
+		}
+	}
+}
+
+// isFilled: the marker is a filled shape, or drawn over one.
+func isFilled(g draw.GlyphDrawer) bool {
+	switch g := g.(type) {
+	case mark:
+		return g.filled && g.shape != shapeCross && g.shape != shapePlus
+	case overlay:
+		return isFilled(g.under)
+	}
+	return false
 }
 
 // lowerBar is how far below the mean the error bar reaches. On a log axis

@@ -103,7 +103,7 @@ func TestKneeWithinInterval(t *testing.T) {
 }
 
 // TestSeriesOffsets: m series are shifted symmetrically about the load,
-// evenly, the group within 60% of the smallest gap between loads and
+// evenly, the group within 70% of the smallest gap between loads and
 // neighbours at most maxOffsetStep apart.
 func TestSeriesOffsets(t *testing.T) {
 	tenths := []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1}
@@ -113,12 +113,12 @@ func TestSeriesOffsets(t *testing.T) {
 		want  []float64
 	}{
 		{tenths, 1, []float64{0}},
-		// 0.6 x 0.1 / 4 = 0.015 > 0.012: the step is capped.
+		// 0.7 x 0.1 / 4 = 0.0175 > 0.012: the step is capped.
 		{tenths, 4, []float64{-0.018, -0.006, 0.006, 0.018}},
-		// 20 series (4 schedulers x 5 SLs): 0.6 x 0.1 / 20 = 0.003.
+		// 20 series (4 schedulers x 5 SLs): 0.7 x 0.1 / 20 = 0.0035.
 		{tenths, 20, nil},
-		// loads 0.75, 0.8 are 0.05 apart: 0.6 x 0.05 / 3 = 0.01; the order of the loads does not matter.
-		{[]float64{1, 0.8, 0.75, 0.5}, 3, []float64{-0.01, 0, 0.01}},
+		// loads 0.75, 0.8 are 0.05 apart: 0.7 x 0.05 / 3 = 0.011667; the order of the loads does not matter.
+		{[]float64{1, 0.8, 0.75, 0.5}, 3, []float64{-0.035 / 3, 0, 0.035 / 3}},
 		// one load: the gap is taken as 0.1.
 		{[]float64{0.5}, 2, []float64{-0.006, 0.006}},
 	} {
@@ -135,7 +135,7 @@ func TestSeriesOffsets(t *testing.T) {
 			}
 		}
 		if tc.m == 20 {
-			if !near(got[1]-got[0], 0.003) || !near(got[19], 0.0285) || !near(got[0], -0.0285) {
+			if !near(got[1]-got[0], 0.0035) || !near(got[19], 0.03325) || !near(got[0], -0.03325) {
 				t.Errorf("offsets of 20 series: %v", got)
 			}
 		}
@@ -288,15 +288,25 @@ func TestCoincidingSeriesRender(t *testing.T) {
 	}
 	// rr and dtable coincide, and so do BE and BK: in the latency figure
 	// each series has its own offset.
+	// each series has its own slot, and so its own offset: a scheduler's
+	// five SLs in slots 0, 2, 4, 1, 3 of its group, so BE (3) and BK (4)
+	// are two slots apart; the same SL under two schedulers five apart.
 	lat, _ := latencyFigure.series(sum, io.Discard)
-	offs := seriesOffsets(sum.Loads, len(lat))
+	slots, n := seriesSlots(lat)
+	offs := seriesOffsets(sum.Loads, n)
 	seen := map[string]bool{}
-	for i := range lat {
-		k := fmt.Sprint(offs[i])
+	slot := map[string]int{}
+	for i, s := range lat {
+		k := fmt.Sprint(offs[slots[i]])
 		if seen[k] {
 			t.Errorf("two latency series at offset %s", k)
 		}
 		seen[k] = true
+		slot[fmt.Sprintf("%s/%d", s.scheduler, s.sl)] = slots[i]
+	}
+	if n != 15 || slot["rr/0"] != 0 || slot["rr/2"] != 1 || slot["rr/4"] != 2 || slot["rr/1"] != 3 || slot["rr/3"] != 4 ||
+		slot["sbt/0"] != 5 || slot["dtable/3"] != 14 {
+		t.Errorf("%d slots: %v", n, slot)
 	}
 }
 
