@@ -11,6 +11,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -284,4 +285,20 @@ func offeredLine(sum *Summary, sl string) plotter.XYs {
 		out = append(out, plotter.XY{X: l, Y: total[l] / float64(count[l])})
 	}
 	return out
+}
+
+// kneeLine gives each scheduler's knee of all SLs, or "" if no scheduler
+// has an accepted and an offered load to compare.
+func kneeLine(sum *Summary) string {
+	var parts []string
+	found := false
+	for _, s := range sum.Schedulers {
+		k := KneeOf(sum, s, "all")
+		found = found || k.Kept || k.Saturated
+		parts = append(parts, s+" "+k.String())
+	}
+	if !found {
+		return ""
+	}
+	return fmt.Sprintf("plots: knees (last load with accepted + 95%% CI >= %g x offered, all SLs): %s", KeepUp, strings.Join(parts, ", "))
 }

@@ -27,7 +27,7 @@ import (
 var ErrUndrawable = errors.New("no value can be drawn")
 
 // WritePlots draws the figures of sum into sweepDir/plots and lists them
-// on out. A value that cannot be drawn (not finite, a negative interval,
+// on out, with each scheduler's knee (KneeOf, all SLs). A value that cannot be drawn (not finite, a negative interval,
 // or too large or too small for the axis) is reported on warn, naming the
 // point and the field, and left out. A figure left with nothing to draw
 // because of such values is an error, returned after the other figures
@@ -57,6 +57,9 @@ func WritePlots(out, warn io.Writer, sweepDir string, sum *Summary) error {
 	}
 	if len(written) > 0 {
 		fmt.Fprintf(out, "plots: %s\n", strings.Join(written, ", "))
+	}
+	if k := kneeLine(sum); k != "" {
+		fmt.Fprintln(out, k)
 	}
 	return errors.Join(errs...)
 }

@@ -253,6 +253,9 @@ func TestCoincidingSeriesRender(t *testing.T) {
 		t.Fatalf("WritePlots: %v; %s", err, warn.String())
 	}
 	checkPlots(t, filepath.Join(dir, "plots"), []string{"latency", "throughput", "accepted", "dtable_latency"})
+	if want := "plots: knees (last load with accepted + 95% CI >= 0.99 x offered, all SLs): rr knee 0.6, sbt keeps up to 1, dtable knee 0.6\n"; !strings.HasSuffix(out.String(), want) {
+		t.Errorf("output %q lacks %q", out.String(), want)
+	}
 
 	var panels []string
 	for _, p := range acceptedPanels(sum) {
