@@ -151,7 +151,8 @@ func acceptedDrawing(sum *Summary, warn io.Writer) (*drawing, string, error) {
 	}
 	leg := newLegend()
 	for _, s := range sum.Schedulers {
-		leg.Add(fmt.Sprintf("%s: %s", schedulerLabel(s), KneeOf(sum, s, "all")), schedulerThumbs(sum, s, color.Black)...)
+		leg.Add(schedulerLabel(s), schedulerThumbs(sum, s, color.Black)...)
+		leg.Add("  " + KneeOf(sum, s, "all").String())
 	}
 	leg.Add("all SLs", &plotter.Line{LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(2.5)}})
 	for i, sl := range sum.SLs {

@@ -108,7 +108,7 @@ var (
 const (
 	sweepWidth  = 9 * vg.Inch
 	sweepHeight = 5.5 * vg.Inch
-	legendWidth = 2.1 * vg.Inch
+	legendWidth = 2.3 * vg.Inch
 )
 
 // seriesPoint is a mean at a load, the half-width of its 95% CI (0 if
