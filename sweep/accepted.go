@@ -168,8 +168,6 @@ func acceptedDrawing(sum *Summary, warn io.Writer) (*drawing, string, error) {
 	h := panelHeight*vg.Length(rows) + titleHeight
 	title := fmt.Sprintf("Accepted vs offered load: %s, %s", sum.Topology, sum.Traffic)
 	return &drawing{w: w, h: h, draw: func(c draw.Canvas) {
-		c.SetColor(color.White)
-		c.Fill(c.Rectangle.Path())
 		ts := plot.New().Title.TextStyle
 		ts.XAlign, ts.YAlign = draw.XCenter, draw.YCenter
 		c.FillText(ts, vg.Point{X: (w - legendWidth) / 2, Y: h - titleHeight/2}, title)

@@ -169,20 +169,22 @@ func niceTop(hi float64) float64 {
 	return math.Ceil(top/step-1e-9) * step
 }
 
-// saveCanvas draws a figure of w×h with drawFig and writes base.png (at
-// plotDPI) and base.svg; it returns their paths.
+// saveCanvas draws a figure of w×h with drawFig on white and writes
+// base.png (at plotDPI) and base.svg; it returns their paths.
 func saveCanvas(w, h vg.Length, drawFig func(draw.Canvas), base string) ([]string, error) {
 	var png, svg bytes.Buffer
+	white := func(dc draw.Canvas) draw.Canvas {
+		dc.SetColor(color.White)
+		dc.Fill(dc.Rectangle.Path())
+		return dc
+	}
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plotDPI))
-	dc := draw.New(c)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	drawFig(dc)
+	drawFig(white(draw.New(c)))
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&png); err != nil {
 		return nil, err
 	}
 	s := vgsvg.New(w, h)
-	drawFig(draw.New(s))
+	drawFig(white(draw.New(s)))
 	if _, err := s.WriteTo(&svg); err != nil {
 		return nil, err
 	}
