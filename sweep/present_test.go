@@ -314,7 +314,7 @@ func TestCoincidingSeriesRender(t *testing.T) {
 }
 
 // TestDigitEnds: log axis ends at one significant digit, 1.5 just above
-// a power of ten; an end that is no digit's tick is labelled.
+// a power of ten; both ends are labelled, a digit's tick or not.
 func TestDigitEnds(t *testing.T) {
 	for _, tc := range [][3]float64{{360, 300, 400}, {1030, 1000, 1500}, {1600, 1000, 2000}, {500, 500, 500}, {0.072, 0.07, 0.08}, {1000, 1000, 1000}} {
 		if d, u := digitDown(tc[0]), digitUp(tc[0]); !near(d, tc[1]) || !near(u, tc[2]) {
@@ -329,5 +329,14 @@ func TestDigitEnds(t *testing.T) {
 	}
 	if got := strings.Join(labels, " "); got != "300 400 500 600 700 800 900 1000 1500" {
 		t.Errorf("labels on [300, 1500]: %s", got)
+	}
+	labels = labels[:0]
+	for _, tk := range (logTicks{}).Ticks(100, 6000) { // 6000 is the tick of a digit, unlabelled but for the end
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "100 200 500 1000 2000 5000 6000" {
+		t.Errorf("labels on [100, 6000]: %s", got)
 	}
 }

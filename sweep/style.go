@@ -82,8 +82,8 @@ func schedulerLabel(name string) string {
 // logTicks labels 1, 2 and 5 of every decade, and 3 too when that gives
 // fewer than 5 labels, and every digit when that still does; the other
 // digits are marked. Over more than four decades only the powers of ten
-// are labelled. With niceDown and niceUp as the axis ends both ends carry
-// a label. An axis that does not lie within (0, +Inf) gets no ticks.
+// are labelled. Both ends of the axis are labelled, ticks or not. An
+// axis that does not lie within (0, +Inf) gets no ticks.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -115,11 +115,14 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 			break
 		}
 	}
-	// An end that is no digit's tick (an axis up to 1500) is labelled too.
+	// Both ends are labelled: an axis up to 6000 or 1500 says so.
 	for _, end := range []float64{lo, hi} {
-		if !slices.ContainsFunc(ticks, func(t plot.Tick) bool { return math.Abs(t.Value-end) <= 1e-9*end }) {
-			ticks = append(ticks, plot.Tick{Value: end, Label: tickLabel(end)})
+		i := slices.IndexFunc(ticks, func(t plot.Tick) bool { return math.Abs(t.Value-end) <= 1e-9*end })
+		if i < 0 {
+			ticks = append(ticks, plot.Tick{Value: end})
+			i = len(ticks) - 1
 		}
+		ticks[i].Label = tickLabel(end)
 	}
 	return ticks
 }
