@@ -264,10 +264,14 @@ func TestScrapesOneGatherAtATime(t *testing.T) {
 	const served, abandoned = 40, 20
 	abandon, giveUp := context.WithCancel(context.Background())
 	var once sync.Once
+	gathering := make(chan struct{})
 	sc.onGather = func() {
 		once.Do(func() {
-			// the first gather holds until every scrape waits for it, and
-			// the abandoned ones have left
+			// the first gather (a served scrape's: the abandoned ones
+			// start once it has begun, so none of them holds it and
+			// stays in) holds until every scrape waits for it, and the
+			// abandoned ones have left
+			close(gathering)
 			waitFor(t, "every scrape in", func() bool { return len(sc.waiting) == served+abandoned })
 			giveUp()
 			waitFor(t, "the abandoned scrapes gone", func() bool { return len(sc.waiting) == served })
@@ -277,6 +281,9 @@ func TestScrapesOneGatherAtATime(t *testing.T) {
 	errs := make([]error, served+abandoned)
 	var wg sync.WaitGroup
 	for i := range served + abandoned {
+		if i == served {
+			<-gathering
+		}
 		wg.Go(func() {
 			ctx := context.Background()
 			if i >= served {
