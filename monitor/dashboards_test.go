@@ -12,10 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/opasim/opasim/internal/promtest"
-	"github.com/opasim/opasim/sim"
 )
 
 // The shipped dashboards and the files beside them.
@@ -93,23 +90,8 @@ func liveRun(t *testing.T, ctx context.Context) (string, <-chan struct{}) {
 	t.Helper()
 	cfg := smallTree(1 << 40)
 	cfg.Warmup = 1000
-	n := build(t, cfg)
-	m := NewMetrics(n, MetricsOptions{PortDetail: true, Every: 100 * time.Millisecond, Labels: prometheus.Labels{"run_id": "live"}})
-	srv, err := ServeMetrics("127.0.0.1:0", m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		o := runOn(t, ctx, n, sim.Hooks{Observer: m})
-		m.Finish(o.Reached)
-	}()
-	t.Cleanup(func() {
-		<-finished
-		srv.Close()
-	})
-	return srv.URL(), finished
+	addr, finished := liveRunOf(t, ctx, cfg)
+	return "http://" + addr + "/metrics", finished
 }
 
 // TestComposeFileValid: the compose file passes `docker-compose config -q`
