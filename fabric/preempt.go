@@ -250,15 +250,25 @@ func (r *releases) delay(id uint64, at clock.Cycle) {
 }
 
 // due is when a switch buffer's input arbiter may request packet e: when
-// its header is ready and, under preemption, not before its flits can
-// follow at link rate (a packet interrupted upstream would otherwise hold
-// the read port, and every VL behind it, with nothing to send; an
-// unbroken packet's tail is never later than that).
+// its header is ready, or, under preemption, for a packet known to be
+// late (its flits could not follow at link rate from its readiness: it was
+// interrupted upstream), when its tail has arrived. An unbroken packet's
+// flits can always follow, so without preemption nothing changes.
+//
+// Requesting a late packet as soon as its flits could follow, by the tail
+// known then, would start its transfer with no margin: a further
+// interruption upstream (of the packet itself once resumed, or of one
+// above it on the sender's stack) moves the tail again while the transfer
+// runs, and the read port (every VL behind it) and the destination's write
+// port are held until the new tail. With every SL preempting those below,
+// that cost most of the throughput for tens of thousands of cycles
+// (docs/validation.md, "preemption"). Once the tail has arrived no news
+// can move it (news always overtakes the tail it corrects).
 func (s *source) due(e *entry) clock.Cycle {
-	if !s.late {
-		return e.Ready
+	if s.late && e.TailAvail-clock.Cycle(e.Pkt.Flits)+1 > e.Ready {
+		return e.TailAvail
 	}
-	return clock.Max(e.Ready, e.TailAvail-clock.Cycle(e.Pkt.Flits)+1)
+	return e.Ready
 }
 
 // xfer is a transfer a switch buffer has been granted and whose tail has
