@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"maps"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -62,6 +63,9 @@ func TestEnginesAgree(t *testing.T) {
 			if got.SchedulerDecisions != want.SchedulerDecisions || got.SchedulerWasted != want.SchedulerWasted {
 				t.Errorf("%s, %+v: %d scheduler decisions, %d wasted; sequential %d, %d",
 					name, v, got.SchedulerDecisions, got.SchedulerWasted, want.SchedulerDecisions, want.SchedulerWasted)
+			}
+			if want.Links == nil || !reflect.DeepEqual(got.Links, want.Links) {
+				t.Errorf("%s, %+v: the link utilizations differ from the sequential run's (or are missing)", name, v)
 			}
 		}
 	}

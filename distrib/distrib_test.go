@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"reflect"
 	"testing"
 	"time"
 
@@ -106,6 +107,9 @@ func TestInProcessDigest(t *testing.T) {
 			if got.DeliveredFlits == 0 || got.DeliveredFlits != want.DeliveredFlits || got.Latency != want.Latency {
 				t.Errorf("%s on %d members: delivered %d flits, latency %+v; sequential %d, %+v", preset, members,
 					got.DeliveredFlits, got.Latency, want.DeliveredFlits, want.Latency)
+			}
+			if want.Links == nil || !reflect.DeepEqual(got.Links, want.Links) {
+				t.Errorf("%s on %d members: the link utilizations differ from the sequential run's (or are missing)", preset, members)
 			}
 			t.Logf("%s on %d members: %s; %d windows, %d batches, %d bytes", preset, members, rep.Plan.Describe(), rep.Windows, rep.Batches, rep.Bytes)
 		}

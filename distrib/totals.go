@@ -102,7 +102,27 @@ func mergeTotals(sum *fabric.Totals, part, base *fabric.Totals) error {
 			}
 		}
 	}
+	if err := addLinkFlits(sum, part, base); err != nil {
+		return err
+	}
 	return addCounters(sum, part, base)
+}
+
+// addLinkFlits adds part's per-link flits less base's into sum (a copy of
+// base's, baseTotals).
+func addLinkFlits(sum, part, base *fabric.Totals) error {
+	if len(part.LinkFlits) != len(base.LinkFlits) || len(sum.LinkFlits) != len(base.LinkFlits) {
+		return fmt.Errorf("totals: %d links, the network has %d", len(part.LinkFlits), len(base.LinkFlits))
+	}
+	for i, vls := range part.LinkFlits {
+		if len(vls) != len(base.LinkFlits[i]) {
+			return fmt.Errorf("totals: link %d has %d VLs, the network's %d", i, len(vls), len(base.LinkFlits[i]))
+		}
+		for vl, f := range vls {
+			sum.LinkFlits[i][vl] += f - base.LinkFlits[i][vl]
+		}
+	}
+	return nil
 }
 
 // addCounters adds part's counters (every int64 field of Totals but
@@ -113,7 +133,7 @@ func addCounters(sum, part, base *fabric.Totals) error {
 	s, p, b := reflect.ValueOf(sum).Elem(), reflect.ValueOf(part).Elem(), reflect.ValueOf(base).Elem()
 	for i := 0; i < s.NumField(); i++ {
 		switch name := s.Type().Field(i).Name; name {
-		case "Stats", "NICs", "FirstThrottle", "PreemptionsByPair", "Schedulers":
+		case "Stats", "NICs", "FirstThrottle", "PreemptionsByPair", "Schedulers", "LinkFlits":
 		default:
 			if s.Field(i).Kind() != reflect.Int64 {
 				return fmt.Errorf("totals: field %s (%s) has no merge rule", name, s.Field(i).Kind())
@@ -130,6 +150,10 @@ func baseTotals(n *fabric.Network) (sum, base fabric.Totals) {
 	base = n.Totals()
 	sum = base
 	sum.NICs = append([]fabric.NICTotals(nil), base.NICs...)
+	sum.LinkFlits = make([][]int64, len(base.LinkFlits))
+	for i, vls := range base.LinkFlits {
+		sum.LinkFlits[i] = append([]int64(nil), vls...)
+	}
 	sum.Stats = fabric.NewStats(len(n.Config.QoS.SLs))
 	return sum, base
 }

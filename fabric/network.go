@@ -36,6 +36,10 @@ type Network struct {
 	p        *params
 
 	queueBase []int // per switch: the index of its first queue (watchdog)
+
+	linkClasses []string // LinkClasses
+	nicClass    int      // the class of the NICs' links
+	portClass   [][]int  // per switch and port: its link's class (-1: unused)
 }
 
 // Group is a set of components an engine runs together; Stats is shared by
@@ -77,6 +81,7 @@ func BuildWith(cfg Config, reg *sched.Registry, in Inputs) (*Network, error) {
 		n.Window = clock.Cycle(cfg.MaxWindow())
 	}
 	n.build(traffic)
+	n.classifyLinks()
 	return n, nil
 }
 

@@ -58,8 +58,9 @@ type nicComp struct {
 	// send (table view only; docs/schedulers.md).
 	Decisions, WastedDecisions int64
 
-	lk        txLink // preemption (preempt.go)
-	LateTails int64  // news of a late tail for a packet not here (a model error the conservation check reports)
+	lk        txLink   // preemption (preempt.go)
+	load      linkLoad // flits on the link, per VL (linkload.go)
+	LateTails int64    // news of a late tail for a packet not here (a model error the conservation check reports)
 
 	// Counters for the conservation check and the digest.
 	GenPackets, DeliveredPackets int64
@@ -85,7 +86,7 @@ func newNIC(p *params, id messages.CompID, index int, stats *Stats, src workload
 		injSpace: newSpace(p.vls, p.injCap, p.excl, p.maxVL),
 		down:     newSpace(p.vls, l.up.credits, p.excl, p.maxVL),
 		upComp:   l.up.comp, upSlot: l.up.slot, dnComp: l.down,
-		sched: p.newScheduler(), heads: make([]sched.Head, 0, p.vls), dec: newDecisionUnit(p.decisionCycles, p.vls), lk: newTxLink(p),
+		sched: p.newScheduler(), heads: make([]sched.Head, 0, p.vls), dec: newDecisionUnit(p.decisionCycles, p.vls), lk: newTxLink(p), load: newLinkLoad(p.vls),
 		scNext: make([]int, len(p.slSCs)), injOf: make([]clock.Cycle, len(p.slSCs)), msgOf: make([]uint64, len(p.slSCs)),
 		digest: fnvOffset,
 	}
@@ -313,6 +314,7 @@ func (n *nicComp) transmit(now clock.Cycle, vl int, out *Outbox) {
 	pk.Head, pk.Tail = now+n.p.fly, tailOut+n.p.fly
 	n.down.Take(vl, pk.Credits)
 	n.SentPackets++
+	n.load.sent(n.p, vl, now, pk.Flits)
 	n.linkFree = tailOut + 1
 	n.injRel.Push(release{At: tailOut + 1, VL: int32(vl), Credits: pk.Credits, ID: pk.ID})
 	out.Send(messages.Msg{Kind: messages.KindPacket, At: pk.Head, Dst: n.upComp, Src: n.id, Slot: n.upSlot, Pkt: pk})

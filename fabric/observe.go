@@ -43,6 +43,10 @@ type Snapshot struct {
 	Preemptions, HoleCycles int64
 	// Ports holds a switch's ports, by port number (empty for NIC groups).
 	Ports []PortSnapshot
+	// ClassFlits[c][vl] counts the flits the group's links (a switch's
+	// output ports, or the NICs' links) carried over the whole run, per
+	// link class (Network.LinkClasses) and VL.
+	ClassFlits [][]int64
 }
 
 // PortSnapshot is what port q of a switch holds now: the flits in its input
@@ -53,6 +57,7 @@ type PortSnapshot struct {
 	Decisions, WastedDecisions int64
 	Preemptions                int64
 	SchedulerIdleCycles        int64 // link cycles its output scheduler idled (decision.go)
+	LinkFlits                  int64 // flits its output link carried over the whole run
 	GrantsBySL                 []int64
 }
 
@@ -60,6 +65,7 @@ type PortSnapshot struct {
 func (n *Network) Snapshot(g int, s *Snapshot) {
 	grp := &n.Groups[g]
 	s.Group, s.Kind, s.Stats, s.Switch = g, grp.Kind, grp.Stats, grp.Switch
+	s.clearClassFlits(len(n.linkClasses), n.p.vls)
 	s.Decisions, s.WastedDecisions, s.SchedulerIdleCycles = 0, 0, 0
 	s.Preemptions, s.HoleCycles = 0, 0
 	if grp.Kind != "switch" {
@@ -69,6 +75,7 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 				s.Decisions, s.WastedDecisions = s.Decisions+nic.Decisions, s.WastedDecisions+nic.WastedDecisions
 				s.Preemptions, s.HoleCycles = s.Preemptions+nic.lk.Preemptions, s.HoleCycles+nic.lk.HoleCycles
 				s.SchedulerIdleCycles += nic.dec.IdleCycles
+				addClassFlits(s.ClassFlits, n.nicClass, &nic.load)
 			}
 		}
 		return
@@ -117,7 +124,25 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 		ps.StallCycles, ps.Decisions, ps.WastedDecisions = o.StallCycles, o.Decisions, o.WastedDecisions
 		ps.Preemptions = o.lk.Preemptions
 		ps.SchedulerIdleCycles = o.dec.IdleCycles
+		addClassFlits(s.ClassFlits, n.portClass[grp.Switch][q], &o.load)
+		ps.LinkFlits = 0
+		for _, f := range o.load.total {
+			ps.LinkFlits += f
+		}
 		ps.GrantsBySL = append(ps.GrantsBySL[:0], o.SentBySL...)
+	}
+}
+
+// clearClassFlits makes ClassFlits classes rows of vls zeros.
+func (s *Snapshot) clearClassFlits(classes, vls int) {
+	if len(s.ClassFlits) != classes {
+		s.ClassFlits = make([][]int64, classes)
+	}
+	for c := range s.ClassFlits {
+		if len(s.ClassFlits[c]) != vls {
+			s.ClassFlits[c] = make([]int64, vls)
+		}
+		clear(s.ClassFlits[c])
 	}
 }
 

@@ -68,7 +68,8 @@ type outputPort struct {
 	// others lacked downstream credits).
 	Decisions, WastedDecisions, WastedNotReady int64
 
-	lk txLink // preemption (preempt.go)
+	lk   txLink   // preemption (preempt.go)
+	load linkLoad // flits on the link, per VL (linkload.go)
 }
 
 // newOutputPort builds output port port of switch sw (which has mports
@@ -80,7 +81,7 @@ func newOutputPort(p *params, id messages.CompID, sw, port, mports int, down lin
 		req: make([]pending, outputSlots(mports)), preq: newReqQueue(outputSlots(mports)), q: make([]fifo, p.vls),
 		space: newSpace(p.vls, p.outCap, p.excl, p.maxVL), sched: p.newScheduler(),
 		heads: make([]sched.Head, 0, p.vls), dec: newDecisionUnit(p.decisionCycles, p.vls), stallSince: -1, SentBySL: make([]int64, len(p.slSCs)),
-		SentFlitsBySL: make([]int64, len(p.slSCs)), lk: newTxLink(p)}
+		SentFlitsBySL: make([]int64, len(p.slSCs)), lk: newTxLink(p), load: newLinkLoad(p.vls)}
 	if down.wired {
 		o.downComp, o.downSlot = down.comp, down.slot
 		o.down = newSpace(p.vls, down.credits, p.excl, p.maxVL)
@@ -357,6 +358,7 @@ func (o *outputPort) transmit(now clock.Cycle, vl int, out *Outbox) {
 	o.Sent++
 	o.SentBySL[pk.SL]++
 	o.SentFlitsBySL[pk.SL] += int64(pk.Flits)
+	o.load.sent(o.p, vl, now, pk.Flits)
 	out.Send(messages.Msg{Kind: messages.KindPacket, At: pk.Head, Dst: o.downComp, Src: o.id, Slot: o.downSlot, Pkt: pk})
 	if o.p.preempt != nil {
 		o.lk.start(pk, vl, &e, now, tailOut)

@@ -34,6 +34,9 @@ type Totals struct {
 	// The islip allocator's rounds over the whole run, summed over the
 	// switches' input and central buffers (islipRound).
 	IslipIterations, IslipMatches, IslipLost, IslipDeclined int64
+	// LinkFlits counts, per link and VL, the flits sent in the
+	// measurement window: the links of Network.Links, in that order.
+	LinkFlits [][]int64
 }
 
 func (t *Totals) addIslip(r *islipRound) {
@@ -73,6 +76,7 @@ type NICTotals struct {
 // Totals sums the network's counters.
 func (n *Network) Totals() Totals {
 	t := Totals{Stats: NewStats(len(n.Config.QoS.SLs)), FirstThrottle: -1}
+	var links [][]int64 // the switch ports' links; the NICs' come first
 	for _, g := range n.Groups {
 		if g.Stats != nil {
 			t.Stats.Merge(g.Stats)
@@ -88,6 +92,7 @@ func (n *Network) Totals() Totals {
 			t.addIslip(&sp.Central.buf[b].isl)
 		}
 		for _, op := range sp.Outputs {
+			links = append(links, op.load.window)
 			t.CreditStallCycles += op.StallCycles
 			t.SwitchDecisions, t.SwitchWasted = t.SwitchDecisions+op.Decisions, t.SwitchWasted+op.WastedDecisions
 			t.WastedNotReady += op.WastedNotReady
@@ -97,6 +102,7 @@ func (n *Network) Totals() Totals {
 		}
 	}
 	for _, nic := range n.nics {
+		t.LinkFlits = append(t.LinkFlits, append([]int64(nil), nic.load.window...))
 		t.NICs = append(t.NICs, NICTotals{DeliveryHash: nic.digest, Generated: nic.GenPackets, Delivered: nic.DeliveredPackets})
 		t.UndeliveredPackets += nic.GenPackets - nic.DeliveredPackets - nic.DroppedPackets
 		t.DroppedPackets += nic.DroppedPackets
@@ -111,6 +117,9 @@ func (n *Network) Totals() Totals {
 				t.FirstThrottle = nic.FirstThrottle
 			}
 		}
+	}
+	for _, l := range links {
+		t.LinkFlits = append(t.LinkFlits, append([]int64(nil), l...))
 	}
 	return t
 }

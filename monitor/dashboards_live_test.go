@@ -29,8 +29,11 @@ import (
 //     granted flits is within 0.02 of its configured share (0.2), while
 //     the share of granted packets the panel used to draw is off by more
 //     than 0.1 for VO (8-flit packets: 0.36) and BE (32-flit: 0.09);
-//   - busiest ports: over a range query of the whole scrape the panels
-//     draw at most their 10 (or 5) ports per run, always the same ones.
+//   - link utilization: the injection and ejection classes carry the
+//     offered load;
+//   - busiest ports and links: over a range query of the whole scrape the
+//     panels draw at most their 10 (or 5) ports per run, always the same
+//     ones.
 func TestDashboardsTellTheTruth(t *testing.T) {
 	testlong.Skip(t, "a live run scraped by a real Prometheus for about 15 s")
 	bin := promtest.Binary(t)
@@ -112,6 +115,24 @@ func TestDashboardsTellTheTruth(t *testing.T) {
 		}
 	}
 
+	// Link utilization per class: the NICs' links carry the offered load,
+	// every flit leaves the network on an ejection link, and the tree's
+	// switch-to-switch classes are there too.
+	const links = "Mean link utilization per class"
+	classes := map[string]float64{}
+	for _, s := range query(t, prom, whole(find("opasim-fabric.json", links, "A"))) {
+		classes[s.Metric["class"]] = s.Value
+	}
+	t.Logf("%s: %v", links, classes)
+	for _, c := range []string{"injection", "ejection"} {
+		if math.Abs(classes[c]-cfg.Traffic.Load) > 0.05 {
+			t.Errorf("%s: %s %.3f, want the offered load %.2f within 0.05", links, c, classes[c], cfg.Traffic.Load)
+		}
+	}
+	if len(classes) < 4 {
+		t.Errorf("%s: %d classes (%v), want injection, ejection and the tree's up and down links", links, len(classes), classes)
+	}
+
 	// Busiest ports: the same ports all along the range.
 	start := now.Add(-(scrapes - 2) * time.Second)
 	for _, c := range []struct {
@@ -122,6 +143,7 @@ func TestDashboardsTellTheTruth(t *testing.T) {
 		{"Busiest ports over the time range: output buffer and credit stalls (needs --metrics-detail port)", "B", 5},
 		{"Ports with the most wasted decisions and scheduler-idle link cycles over the time range (needs --metrics-detail port)", "A", 10},
 		{"Ports with the most wasted decisions and scheduler-idle link cycles over the time range (needs --metrics-detail port)", "B", 10},
+		{"Busiest links over the time range (needs --metrics-detail port)", "A", 10},
 	} {
 		expr := promtest.Substitute(find("opasim-fabric.json", c.title, c.ref))
 		series, err := prom.QueryRange(expr, start, now, time.Second)

@@ -148,21 +148,23 @@ func (m *Metrics) Finish(reached clock.Cycle) {
 
 // runState is what a Metrics knows of the run it watches.
 type runState struct {
-	net       *fabric.Network
-	every     time.Duration
-	ports     bool
-	portSw    []bool       // MetricsOptions.PortSwitches
-	labels    []string     // labels[i] is strconv.Itoa(i), for switches, ports and VLs
-	finished  atomic.Int64 // calls of Finish: a scrape's page made before the last one is stale
-	gathers   atomic.Int64 // a Scraper's gathers, the one in progress included
-	gatherNs  atomic.Int64 // the wall time of its last gather ended
-	kinds     []string     // group kinds, in order of first appearance
-	slNames   []string
-	shares    []float64
-	scheduler string
-	epoch     atomic.Int64
-	groups    []*groupSlot
-	clk       clockSlot
+	net        *fabric.Network
+	every      time.Duration
+	ports      bool
+	portSw     []bool       // MetricsOptions.PortSwitches
+	labels     []string     // labels[i] is strconv.Itoa(i), for switches, ports and VLs
+	finished   atomic.Int64 // calls of Finish: a scrape's page made before the last one is stale
+	gathers    atomic.Int64 // a Scraper's gathers, the one in progress included
+	gatherNs   atomic.Int64 // the wall time of its last gather ended
+	kinds      []string     // group kinds, in order of first appearance
+	slNames    []string
+	shares     []float64
+	scheduler  string
+	classes    []string // link classes (fabric.Network.LinkClasses)
+	classLinks []int    // links of each class in the watched groups
+	epoch      atomic.Int64
+	groups     []*groupSlot
+	clk        clockSlot
 }
 
 func newRunState(n *fabric.Network, o MetricsOptions) *runState {
@@ -178,8 +180,14 @@ func newRunState(n *fabric.Network, o MetricsOptions) *runState {
 		r.slNames = append(r.slNames, sl.Name)
 		r.shares = append(r.shares, sl.Share)
 	}
+	r.classes, r.classLinks = n.LinkClasses(), make([]int, len(n.LinkClasses()))
 	for i, g := range n.Groups {
 		watched := o.Groups == nil || (i < len(o.Groups) && o.Groups[i])
+		if watched {
+			for c, k := range n.GroupLinks(i) {
+				r.classLinks[c] += k
+			}
+		}
 		r.groups = append(r.groups, &groupSlot{kind: g.Kind, sw: g.Switch, watched: watched})
 		if watched && !slices.Contains(r.kinds, g.Kind) {
 			r.kinds = append(r.kinds, g.Kind)
@@ -217,6 +225,7 @@ type groupCopy struct {
 	grants         []int64
 	grantFlits     []int64
 	ports          []fabric.PortSnapshot // PortDetail only
+	classFlits     [][]int64             // per link class and VL
 	decisions      int64                 // output scheduler decisions (switch ports or NICs)
 	wasted         int64                 // of which wasted (table view)
 	preemptions    int64                 // packets interrupted on the group's links
@@ -241,6 +250,7 @@ func (r *runState) publish(g int, s *groupSlot) {
 	p.steps = s.steps
 	p.decisions, p.wasted, p.idle = sn.Decisions, sn.WastedDecisions, sn.SchedulerIdleCycles
 	p.preemptions, p.holes = sn.Preemptions, sn.HoleCycles
+	p.classFlits = copyRows(p.classFlits, sn.ClassFlits)
 	if sn.Kind == "switch" {
 		p.occ, p.capacity, p.stall = sn.Occupancy, sn.Capacity, sn.StallCycles
 		for st := range p.occVL {
@@ -288,6 +298,7 @@ func (c *groupCopy) copyFrom(p *groupCopy, ports bool) {
 	}
 	c.grants = append(c.grants[:0], p.grants...)
 	c.grantFlits = append(c.grantFlits[:0], p.grantFlits...)
+	c.classFlits = copyRows(c.classFlits, p.classFlits)
 	c.ports = c.ports[:0]
 	if ports {
 		c.ports = copyPorts(c.ports, p.ports)

@@ -45,6 +45,7 @@ type descs struct {
 	decisions, wasted, portDecisions, portWasted      *family
 	preemptions, holes, portPreemptions               *family
 	idle, portIdle                                    *family
+	links, linkFlits, portLinkFlits                   *family
 	gatherSeconds, gathers                            *family
 }
 
@@ -96,6 +97,10 @@ func newDescs() descs {
 		idle: c("scheduler_idle_cycles_total",
 			"Link cycles the output schedulers idled: a link free and a packet that can leave, but no decision sending it (a decision not complete, qos.decision_cycles, or a wasted one), over the switch output ports or the NICs.", "group", "scheduler"),
 		portIdle: c("port_scheduler_idle_cycles_total", "Link cycles a port's output scheduler idled (--metrics-detail port).", "switch", "port"),
+		links:    g("links", "Links of each class (injection, ejection, a torus's dimension and direction, a tree's level and direction) among the groups these metrics watch.", "class"),
+		linkFlits: c("link_flits_total",
+			"Flits the links of a class carried since the run began, per VL; over opasim_links and the simulated cycles, the class's mean link utilization.", "class", "vl"),
+		portLinkFlits: c("port_link_flits_total", "Flits a port's output link carried since the run began (--metrics-detail port).", "switch", "port"),
 		gatherSeconds: g("metrics_gather_seconds",
 			"Wall time the last gather of these metrics took before this one (writing the page of every series; 0 before the second)."),
 		gathers: c("metrics_gathers_total",
@@ -111,7 +116,8 @@ func (d *descs) all() []*family {
 	return []*family{d.cycle, d.cycles, d.warmup, d.speed, d.nics, d.load, d.injFlits, d.injMsgs,
 		d.delFlits, d.delMsgs, d.lat, d.netLat, d.confShare, d.delShare, d.grants, d.grantFlits, d.occ, d.capacity, d.occVL,
 		d.stall, d.step, d.barrier, d.portOcc, d.portStall, d.portGrants, d.decisions, d.wasted, d.portDecisions,
-		d.portWasted, d.idle, d.portIdle, d.preemptions, d.holes, d.portPreemptions, d.gatherSeconds, d.gathers}
+		d.portWasted, d.idle, d.portIdle, d.preemptions, d.holes, d.portPreemptions, d.links, d.linkFlits, d.portLinkFlits,
+		d.gatherSeconds, d.gathers}
 }
 
 // Describe sends every metric Metrics may export.
@@ -133,7 +139,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 // (false) as soon as e.stop is set.
 func (r *runState) collect(e emitter, c *groupCopy) bool {
 	r.collectRun(e)
-	t := newTotals(len(r.slNames), r.net.Config.Switch.VLs, len(r.kinds))
+	t := newTotals(len(r.slNames), r.net.Config.Switch.VLs, len(r.kinds), len(r.classes))
 	for _, s := range r.groups {
 		if e.stop != nil && e.stop.Load() {
 			return false
@@ -269,6 +275,7 @@ func (r *runState) collectSwitch(e emitter, sw int, c *groupCopy) {
 		e.counter(e.d.portWasted, ps.WastedDecisions, name, port)
 		e.counter(e.d.portPreemptions, ps.Preemptions, name, port)
 		e.counter(e.d.portIdle, ps.SchedulerIdleCycles, name, port)
+		e.counter(e.d.portLinkFlits, ps.LinkFlits, name, port)
 		for sl, n := range ps.GrantsBySL {
 			if sl < len(r.slNames) {
 				e.counter(e.d.portGrants, n, name, port, r.slNames[sl])
@@ -286,9 +293,10 @@ type totals struct {
 	steps                                                []wallHist // per kind
 	decisions, wasted, idle                              []int64    // per kind
 	preemptions, holes                                   []int64    // per kind
+	classFlits                                           [][]int64  // per link class and VL
 }
 
-func newTotals(sls, vls, kinds int) *totals {
+func newTotals(sls, vls, kinds, classes int) *totals {
 	v := func() []int64 { return make([]int64, sls) }
 	t := &totals{injFlits: v(), injMsgs: v(), delFlits: v(), delMsgs: v(), latSum: v(), netSum: v(), grants: v(), grantFlits: v(),
 		steps: make([]wallHist, kinds), decisions: make([]int64, kinds), wasted: make([]int64, kinds), idle: make([]int64, kinds),
@@ -299,6 +307,9 @@ func newTotals(sls, vls, kinds int) *totals {
 	}
 	for st := range t.occVL {
 		t.occVL[st] = make([]int64, vls)
+	}
+	for range classes {
+		t.classFlits = append(t.classFlits, make([]int64, vls))
 	}
 	return t
 }
@@ -317,6 +328,9 @@ func (t *totals) add(r *runState, kind string, p *groupCopy) {
 	}
 	addTo(t.grants, p.grants)
 	addTo(t.grantFlits, p.grantFlits)
+	for c := range min(len(t.classFlits), len(p.classFlits)) {
+		addTo(t.classFlits[c], p.classFlits[c])
+	}
 	addTo(t.injFlits, p.injFlits)
 	addTo(t.injMsgs, p.injMsgs)
 	addTo(t.delFlits, p.delFlits)
@@ -359,6 +373,12 @@ func (r *runState) collectTotals(e emitter, t *totals) {
 	for st := range fabric.Stages {
 		for vl, n := range t.occVL[st] {
 			e.gauge(e.d.occVL, float64(n), st.String(), r.label(vl))
+		}
+	}
+	for c, class := range r.classes {
+		e.gauge(e.d.links, float64(r.classLinks[c]), class)
+		for vl, n := range t.classFlits[c] {
+			e.counter(e.d.linkFlits, n, class, r.label(vl))
 		}
 	}
 	for k, kind := range r.kinds {

@@ -218,14 +218,14 @@ func TestEstimateSeries(t *testing.T) {
 		}
 	}
 	// torus3d-8x8x4 by hand: 256 switches of 28 ports (4 NICs, 6 directions
-	// of 4 trunk links), paper-mix's 5 SLs: 7 + 5 series a port.
+	// of 4 trunk links), paper-mix's 5 SLs: 8 + 5 series a port.
 	c := fabric.Default()
 	c.Topology = fabric.TopologyConfig{Preset: "torus3d-8x8x4"}
 	if err := fabric.ApplyTrafficPreset(&c, "paper-mix"); err != nil {
 		t.Fatal(err)
 	}
-	if e := EstimateSeries(c, MetricsOptions{PortDetail: true}); e.Ports != 256*28*12 || e.PerSwitch != 28*12 {
-		t.Errorf("torus3d-8x8x4: %d per-port series, %d a switch; want %d, %d", e.Ports, e.PerSwitch, 256*28*12, 28*12)
+	if e := EstimateSeries(c, MetricsOptions{PortDetail: true}); e.Ports != 256*28*13 || e.PerSwitch != 28*13 {
+		t.Errorf("torus3d-8x8x4: %d per-port series, %d a switch; want %d, %d", e.Ports, e.PerSwitch, 256*28*13, 28*13)
 	}
 }
 

@@ -54,9 +54,10 @@ func EstimateSeries(cfg fabric.Config, o MetricsOptions) Series {
 	var s Series
 	s.Runtime = runtimeSeries()
 	run := 8 + wall + sls                              // settings, clock and gathers, barrier, configured shares
-	totals := sls*(4+2*lat+3) + 3*vls + kinds*(wall+5) // per SL, per stage and VL, per group kind
+	classes := spec.LinkClasses()
+	totals := sls*(4+2*lat+3) + 3*vls + kinds*(wall+5) + classes*(1+vls) // per SL, per stage and VL, per group kind, per link class (and VL)
 	s.Switch = add(s.Runtime, run, totals, mul(switches, 7))
-	s.Radix, s.PerPort = radix, 7+sls
+	s.Radix, s.PerPort = radix, 8+sls
 	s.PerSwitch = mul(radix, s.PerPort)
 	if o.PortDetail {
 		s.Ported = switches

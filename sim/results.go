@@ -92,6 +92,7 @@ type Results struct {
 	FlitsPerSecond            float64           `json:"flits_per_second"`
 	Trace                     *TraceResult      `json:"trace,omitempty"`   // the trace replay, when trace.file names one
 	Partial                   *PartialResult    `json:"partial,omitempty"` // a distributed run that lost a member: what these results are
+	Links                     *LinkResults      `json:"links,omitempty"`   // each link's utilization in the measurement window
 }
 
 // PartialResult marks the results of a distributed run that a member's
@@ -173,6 +174,7 @@ func MeasureTotals(n *fabric.Network, o Outcome, tot fabric.Totals, problems []s
 	r.ConservationOK, r.ConservationProblems = len(problems) == 0, problems
 	r.Digest = digest(o.Reached, &tot)
 	r.Trace = traceResult(n, o, r.CycleNs)
+	r.Links = linkResults(n.Links(), tot.LinkFlits, r.MeasuredCycles)
 	if secs := o.Wall.Seconds(); secs > 0 {
 		r.CyclesPerSecond = float64(o.Reached) / secs
 		r.FlitsPerSecond = float64(tot.DeliveredFlits) / secs

@@ -243,6 +243,7 @@ func (s *Runner) runOne(ctx context.Context, i, of int) error {
 	if r.Interrupted {
 		return nil
 	}
+	r.Links = r.Links.ClassesOnly() // a sweep keeps each run's link classes, not every link
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err

@@ -221,9 +221,9 @@ func simulateSweepRun(ctx context.Context, cfg fabric.Config) (*sim.Results, err
 }
 
 func newPlotCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "plot DIR",
-		Short: "Redraw a sweep's plots in DIR/plots from DIR/summary.json, without running anything",
+		Short: "Redraw a sweep's plots in DIR/plots from DIR/summary.json, without running anything; plot links draws a run's link utilization",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return badInput(fmt.Errorf("plot: want one argument, the directory of a sweep (its --out); got %d", len(args)))
@@ -242,4 +242,6 @@ func newPlotCmd() *cobra.Command {
 			return err
 		},
 	}
+	cmd.AddCommand(newPlotLinksCmd())
+	return cmd
 }

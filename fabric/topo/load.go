@@ -225,6 +225,37 @@ func (t *Topology) DescribePort(s, p int) string {
 	return fmt.Sprintf("port %d", p)
 }
 
+// PortClass names the class of the link switch port s sends on, for
+// grouping links: "ejection" toward a NIC; on a torus "dimension i +" (or
+// −); in a tree "level l up" or "level l down" (l the switch's level, 0
+// at the leaves); "switch" for another switch-to-switch link; "unused".
+func (t *Topology) PortClass(s, p int) string {
+	peer := t.Wiring[s][p]
+	switch {
+	case peer.Kind == PeerNIC:
+		return "ejection"
+	case peer.Kind == PeerNone:
+		return "unused"
+	case t.Kind == KindTorus:
+		g := newTorusLayout(t)
+		for i, b := range g.base {
+			if b >= 0 && p >= b && p < b+2*g.trunk {
+				if p >= b+g.trunk {
+					return fmt.Sprintf("dimension %d −", i)
+				}
+				return fmt.Sprintf("dimension %d +", i)
+			}
+		}
+	case t.Kind == KindTree:
+		level := s / (len(t.Radix) / t.N)
+		if p >= t.K {
+			return fmt.Sprintf("level %d up", level)
+		}
+		return fmt.Sprintf("level %d down", level)
+	}
+	return "switch"
+}
+
 // ClassLoad is the load over one class of switch-to-switch links.
 type ClassLoad struct {
 	Name           string // e.g. "dimension 0 +"

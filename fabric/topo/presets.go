@@ -184,3 +184,24 @@ func (s Spec) Size() (switches, radix, nics int64) {
 	}
 	return 1, int64(s.Ports), int64(s.Ports)
 }
+
+// LinkClasses is how many classes of links (Topology.PortClass, and the
+// NICs' "injection") the network s describes has, without building it.
+func (s Spec) LinkClasses() int64 {
+	nicClasses := int64(2) // injection and ejection
+	switch s.Kind {
+	case KindTorus:
+		if s.NICsPerSwitch <= 0 {
+			nicClasses = 0
+		}
+		for _, size := range s.Dims {
+			if size > 1 {
+				nicClasses += 2
+			}
+		}
+		return nicClasses
+	case KindTree:
+		return nicClasses + 2*int64(max(s.N-1, 0))
+	}
+	return nicClasses
+}
