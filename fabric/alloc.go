@@ -24,12 +24,13 @@ const (
 	// for the next free transfer window (not before AT from now), while the
 	// booked windows reach less than AT plus a lookahead of AT into the
 	// future; a queue (VL or central lane) may have several requests in
-	// flight toward one destination, which grants them in order. A
-	// destination grants a request only for its booked start, or refuses it
-	// (no room, the write port is taken then, or the start can no longer be
-	// met); an "alone" request (no other queue of the source has a packet
-	// ready) may be held as in the serial allocator. Zero-load timing is the
-	// serial one.
+	// flight toward one destination (switch.request_pipelining
+	// same_destination; any_destination: toward several), each of which
+	// grants them in order. A destination grants a request only for its
+	// booked start, or refuses it (no room, the write port is taken then,
+	// or the start can no longer be met); an "alone" request (no other
+	// queue of the source has a packet ready) may be held as in the serial
+	// allocator. Zero-load timing is the serial one.
 	AllocPipelined = "pipelined"
 	// AllocIslip: iSLIP (McKeown 1999) over the same sources and
 	// destinations, with its three phases as messages (islip.go): a source
@@ -130,16 +131,24 @@ func (s *source) destOfOut(out int32) int32 {
 }
 
 // pipelinable reports whether queue q's head may be requested now: a queue
-// sends its packets in order (a VL is a FIFO), so it may have several
-// requests in flight only toward one destination, which answers them in
-// order; the head of a queue with a request in flight elsewhere waits, and
-// so does a queue with a refused request whose followers are in flight.
+// with a refused request whose followers are in flight waits for their
+// answers. A queue sends its packets in order (a VL is a FIFO), and each
+// destination answers a queue's requests to it in order; under
+// switch.request_pipelining same_destination the queue may have several
+// requests in flight only toward one destination, so the head of a queue
+// with a request in flight elsewhere waits for its answer. Under
+// any_destination it does not: the queue's packets still leave in order
+// toward each destination (every flow has one), and a packet refused by
+// one destination may leave after a later one granted by another.
 func (s *source) pipelinable(q int) bool {
 	if s.held[q] {
 		if s.inFlight(q) {
 			return false
 		}
 		s.held[q] = false
+	}
+	if s.anyDest {
+		return true
 	}
 	var d int32
 	if q < 64 {
@@ -161,10 +170,12 @@ func (s *source) pipelinable(q int) bool {
 // its transfers; wake is when it must look again if nothing arrives.
 //
 // Several packets of one queue may have requests in flight, all toward one
-// destination (pipelinable). That destination refuses every request of the
-// queue sent after a refused one and before the source heard of that
+// destination, or under switch.request_pipelining any_destination toward
+// several (pipelinable). A destination refuses every request of the queue
+// sent to it after one it refused and before the source heard of that
 // refusal (reqQueue.behindRefusal), and the source puts refused packets back
-// in their order of arrival, so a queue's packets leave in order.
+// in their order of arrival, so a queue's packets for one destination leave
+// in order (with one destination in flight, all of the queue's).
 func (s *source) nextPipelined(now clock.Cycle, p *params, speed int32) (m messages.Msg, send bool, wake clock.Cycle) {
 	if n := len(s.outs); n > 0 && s.outs[n-1].alone {
 		// A held request may be granted for any later start, so nothing is

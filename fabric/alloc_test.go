@@ -107,6 +107,12 @@ type allocWatch struct {
 	nacks    int
 	late     int                     // grants of a booked request that do not start at the booking
 	granted  map[[5]int64][][2]int64 // (input buffer's MPort, slot, queue, source NIC, SL) -> (start, packet) of each grant
+	// (central crossbar, slot, lane, source NIC, destination NIC, SL) ->
+	// (start, start into the central buffer) of each grant out of a central
+	// buffer; intoPair: packet -> start of its transfer into its central buffer
+	lanes    map[[6]int64][][2]int64
+	intoPair map[uint64]int64
+	byFlow   bool // input buffers keep a flow's order (not the VL's): key granted by destination NIC too
 
 	// islip: a grant is an offer; the transfer happens when it is accepted.
 	islip    bool
@@ -182,7 +188,18 @@ func (w *allocWatch) transfer(r, m *messages.Msg) {
 	}
 	if fabric.KindOf(w.n, m.Dst) == "mport" && fabric.FedByNIC(w.n, m.Dst, int(m.Slot%4)) {
 		key := [5]int64{int64(m.Dst), int64(m.Slot % 4), int64(r.Queue), int64(r.Pkt.Src), int64(r.Pkt.SL)}
+		if w.byFlow {
+			key[3] = key[3]<<32 | int64(r.Pkt.Dst)
+		}
 		w.granted[key] = append(w.granted[key], [2]int64{int64(m.Start), int64(r.Pkt.ID)})
+	}
+	if fabric.KindOf(w.n, m.Dst) == "mport" && fabric.KindOf(w.n, m.Src) == "central" {
+		w.intoPair[r.Pkt.ID] = int64(m.Start)
+	}
+	if fabric.KindOf(w.n, m.Dst) == "central" {
+		key := [6]int64{int64(m.Dst), int64(m.Slot), int64(r.Queue), int64(r.Pkt.Src), int64(r.Pkt.Dst), int64(r.Pkt.SL)}
+		w.lanes[key] = append(w.lanes[key], [2]int64{int64(m.Start), w.intoPair[r.Pkt.ID]})
+		delete(w.intoPair, r.Pkt.ID)
 	}
 	src := w.readPort(m.Dst, m.Slot)
 	w.reads[src] = append(w.reads[src], [2]clock.Cycle{m.Start, m.TailOut})
@@ -213,31 +230,53 @@ func overlaps(xs [][2]clock.Cycle) string {
 	return ""
 }
 
-// TestAllocatorConformance: under every allocator, on a saturated single
-// switch and a saturated torus, every request is answered exactly once, a
-// buffer's read port never moves two packets at once, an output buffer's
-// write port never takes two at once, a grant never starts a transfer
-// before it arrives, a booked (pipelined) request starts exactly at its
-// booking, an input buffer's VL sends its packets in the order they came
-// (checked on the input buffers fed by NICs, where a NIC's packets of one
-// SL arrive in the order of their IDs), and flits and credits are
-// conserved.
+// allocVariants are the allocators, and the pipelined allocator with each
+// other switch.request_pipelining, by name.
+func allocVariants() map[string]func(*fabric.Config) {
+	vs := map[string]func(*fabric.Config){}
+	for _, alloc := range fabric.AllocatorNames() {
+		vs[alloc] = func(c *fabric.Config) { c.Switch.Allocator = alloc }
+	}
+	for _, p := range fabric.RequestPipelinings() {
+		if p != fabric.PipelineSameDestination {
+			vs[fabric.AllocPipelined+"-"+p] = func(c *fabric.Config) {
+				c.Switch.Allocator, c.Switch.RequestPipelining = fabric.AllocPipelined, p
+			}
+		}
+	}
+	return vs
+}
+
+// TestAllocatorConformance: under every allocator (and the pipelined one
+// with every switch.request_pipelining), on a saturated single switch and
+// a saturated torus, every request is answered exactly once, a buffer's
+// read port never moves two packets at once, an output buffer's write port
+// never takes two at once, a grant never starts a transfer before it
+// arrives, a booked (pipelined) request starts exactly at its booking, an
+// input buffer's VL sends its packets in the order they came (checked on
+// the input buffers fed by NICs, where a NIC's packets of one SL arrive in
+// the order of their IDs; under any_destination a VL keeps the order of
+// each destination's packets, so each flow's: source, destination, SL), a
+// central buffer lane sends the packets of a flow in the order they came
+// in, and flits and credits are conserved.
 func TestAllocatorConformance(t *testing.T) {
 	torus := fabric.Default()
 	torus.Topology = fabric.TopologyConfig{Kind: "torus", Dims: []int{3, 2}, NICsPerSwitch: 4, Trunk: 2}
 	torus.Switch.CentralBufferFlits = 1024
-	for _, alloc := range fabric.AllocatorNames() {
+	for variant, set := range allocVariants() {
 		for name, base := range map[string]fabric.Config{"switch": fabric.Default(), "torus": torus} {
-			t.Run(alloc+"/"+name, func(t *testing.T) {
+			t.Run(variant+"/"+name, func(t *testing.T) {
 				cfg := base
-				cfg.Switch.Allocator = alloc
+				set(&cfg)
+				alloc := cfg.Switch.Allocator
 				cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 1.0, 6000, 0
 				n, err := fabric.Build(cfg, sched.Default())
 				if err != nil {
 					t.Fatal(err)
 				}
 				w := &allocWatch{t: t, n: n, requests: map[[3]int64]messages.Msg{}, reads: map[[2]int64][][2]clock.Cycle{},
-					writes: map[int64][][2]clock.Cycle{}, granted: map[[5]int64][][2]int64{},
+					writes: map[int64][][2]clock.Cycle{}, granted: map[[5]int64][][2]int64{}, lanes: map[[6]int64][][2]int64{},
+					intoPair: map[uint64]int64{}, byFlow: cfg.Switch.RequestPipelining == fabric.PipelineAnyDestination,
 					islip: alloc == fabric.AllocIslip, offers: map[[3]int64]offerSeen{}, rounds: map[[3]int64]int{}}
 				o, _ := sim.Sequential{Lose: w.see}.Run(context.Background(), n, sim.Hooks{})
 				if probs := n.CheckConservation(o.InFlight); len(probs) > 0 {
@@ -258,6 +297,15 @@ func TestAllocatorConformance(t *testing.T) {
 					for i := 1; i < len(gs); i++ {
 						if gs[i][1] < gs[i-1][1] {
 							t.Fatalf("input buffer %v: packet %d leaves at %d after packet %d of the same NIC and SL: a VL is a FIFO",
+								key, gs[i][1], gs[i][0], gs[i-1][1])
+						}
+					}
+				}
+				for key, gs := range w.lanes {
+					sort.Slice(gs, func(i, j int) bool { return gs[i][0] < gs[j][0] })
+					for i := 1; i < len(gs); i++ {
+						if gs[i][1] < gs[i-1][1] {
+							t.Fatalf("central buffer lane %v: a packet that came in at %d leaves at %d, after one of the same flow that came in at %d",
 								key, gs[i][1], gs[i][0], gs[i-1][1])
 						}
 					}

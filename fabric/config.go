@@ -104,12 +104,13 @@ type SwitchConfig struct {
 	CentralBufferFlits int           `yaml:"central_buffer_flits" json:"central_buffer_flits"` // each of the 2 per MPort
 	ExclusiveVLFlits   int           `yaml:"exclusive_vl_flits" json:"exclusive_vl_flits"`
 	MaxVLFlits         int           `yaml:"max_vl_flits" json:"max_vl_flits"`
-	MPortSpeedup       int           `yaml:"mport_speedup" json:"mport_speedup"`       // flits/cycle on MPort crossbar links
-	CentralSpeedup     int           `yaml:"central_speedup" json:"central_speedup"`   // flits/cycle out of the central crossbar
-	CentralClasses     string        `yaml:"central_classes" json:"central_classes"`   // lanes of a central buffer: topo.CentralByDirection or topo.CentralByVL
-	Allocator          string        `yaml:"allocator" json:"allocator"`               // AllocPipelined, AllocSerial or AllocIslip
-	IslipIterations    int           `yaml:"islip_iterations" json:"islip_iterations"` // islip: request-grant-accept rounds per transfer window, 2·iterations+1 <= AT
-	AllocatorDepth     int           `yaml:"allocator_depth" json:"allocator_depth"`   // pipelined: most requests in flight per buffer; 0 = no limit but the booking lookahead
+	MPortSpeedup       int           `yaml:"mport_speedup" json:"mport_speedup"`                     // flits/cycle on MPort crossbar links
+	CentralSpeedup     int           `yaml:"central_speedup" json:"central_speedup"`                 // flits/cycle out of the central crossbar
+	CentralClasses     string        `yaml:"central_classes" json:"central_classes"`                 // lanes of a central buffer: topo.CentralByDirection or topo.CentralByVL
+	Allocator          string        `yaml:"allocator" json:"allocator"`                             // AllocPipelined, AllocSerial or AllocIslip
+	IslipIterations    int           `yaml:"islip_iterations" json:"islip_iterations"`               // islip: request-grant-accept rounds per transfer window, 2·iterations+1 <= AT
+	AllocatorDepth     int           `yaml:"allocator_depth" json:"allocator_depth"`                 // pipelined: most requests in flight per buffer; 0 = no limit but the booking lookahead
+	RequestPipelining  string        `yaml:"request_pipelining" json:"request_pipelining,omitempty"` // pipelined: PipelineSameDestination ("" too) or PipelineAnyDestination; empty is left out of the JSON
 	Latency            LatencyConfig `yaml:"latency" json:"latency"`
 }
 
@@ -272,6 +273,22 @@ func Table7SLs(mtuBytes int, share float64, weight int) []SLConfig {
 	}
 	return sls
 }
+
+// The values of switch.request_pipelining (docs/model.md, "Allocation").
+const (
+	// PipelineSameDestination: a queue's next head may be requested while
+	// earlier requests of the queue are in flight only if it goes to the
+	// same destination arbiter as they do (the first pipelined model).
+	PipelineSameDestination = "same_destination"
+	// PipelineAnyDestination: a queue's next head may be requested while
+	// earlier requests of the queue are in flight, whatever their
+	// destination arbiters; each destination grants the queue's requests
+	// to it in order.
+	PipelineAnyDestination = "any_destination"
+)
+
+// RequestPipelinings lists the values of switch.request_pipelining.
+func RequestPipelinings() []string { return []string{PipelineSameDestination, PipelineAnyDestination} }
 
 // The values of qos.scheduler_view.
 const (

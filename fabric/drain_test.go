@@ -117,60 +117,85 @@ func TestDrainAfterSaturation(t *testing.T) {
 }
 
 // TestDrainPreemption: the drain test with packet preemption, every SL
-// preempting those below it after 4 flits, on a torus and a fat tree: the
-// interrupted packets and the late tails they leave behind still drain.
+// preempting those below it after 4 flits, on a torus and a fat tree (and
+// in the long suite with switch.request_pipelining any_destination too):
+// the interrupted packets and the late tails they leave behind still
+// drain.
 func TestDrainPreemption(t *testing.T) {
 	presets := []string{"torus2d-4x4", "tree-8ary-2"}
+	pipelinings := fabric.RequestPipelinings()
 	if testlong.Reduced(t) {
-		presets = presets[:1]
+		presets, pipelinings = presets[:1], pipelinings[:1]
 	}
 	for _, preset := range presets {
-		t.Run(preset, func(t *testing.T) {
-			t.Parallel()
-			cfg := drainConfig(preset, "dtable", 12000, drainWindow())
-			cfg.QoS.Preemption = fabric.PreemptionConfig{MinFlits: 4,
-				Preempts: map[string][]string{"VO": {"VI", "CL", "BE", "BK"}, "VI": {"CL", "BE", "BK"}, "CL": {"BE", "BK"}}}
-			r, f := drain(t, cfg)
-			if r.Blocked || r.UndeliveredPackets != 0 {
-				t.Errorf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
+		for _, pipelining := range pipelinings {
+			name := preset
+			if pipelining != fabric.PipelineSameDestination {
+				name += "/" + pipelining
 			}
-			if r.DroppedPackets == 0 || f.full == 0 || r.Preemption == nil || r.Preemption.Preemptions == 0 {
-				t.Errorf("not saturated with preemptions: %d packets dropped, %d of %d input buffers push back, %+v",
-					r.DroppedPackets, f.full, f.of, r.Preemption)
-			}
-			t.Logf("%d of %d input buffers push back, %d packets interrupted, drained", f.full, f.of, r.Preemption.Preemptions)
-		})
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				cfg := drainConfig(preset, "dtable", 12000, drainWindow())
+				cfg.Switch.RequestPipelining = pipelining
+				cfg.QoS.Preemption = fabric.PreemptionConfig{MinFlits: 4,
+					Preempts: map[string][]string{"VO": {"VI", "CL", "BE", "BK"}, "VI": {"CL", "BE", "BK"}, "CL": {"BE", "BK"}}}
+				r, f := drain(t, cfg)
+				if r.Blocked || r.UndeliveredPackets != 0 {
+					t.Errorf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
+				}
+				if r.DroppedPackets == 0 || f.full == 0 || r.Preemption == nil || r.Preemption.Preemptions == 0 {
+					t.Errorf("not saturated with preemptions: %d packets dropped, %d of %d input buffers push back, %+v",
+						r.DroppedPackets, f.full, f.of, r.Preemption)
+				}
+				t.Logf("%d of %d input buffers push back, %d packets interrupted, drained", f.full, f.of, r.Preemption.Preemptions)
+			})
+		}
 	}
 }
 
 // TestDrainAllocators: the drain test under the other allocators (the
 // suite above runs the default, pipelined), on the 8x8 torus and a fat
 // tree: islip's requests for several destinations at once, its
-// declines and lost windows, and the serial allocator's held requests
-// still let every packet out.
+// declines and lost windows, the serial allocator's held requests, and
+// the pipelined allocator's requests of one queue toward several
+// destinations (switch.request_pipelining any_destination) still let
+// every packet out. With any_destination the long suite drains every
+// preset.
 func TestDrainAllocators(t *testing.T) {
-	presets := []string{"torus2d-8x8", "tree-8ary-2"}
-	allocs := []string{fabric.AllocIslip, fabric.AllocSerial}
-	if testlong.Reduced(t) {
-		presets, allocs = []string{"torus2d-4x4"}, allocs[:1]
-	}
-	for _, preset := range presets {
-		for _, a := range allocs {
-			t.Run(preset+"/"+a, func(t *testing.T) {
-				t.Parallel()
-				cfg := drainConfig(preset, "dtable", 12000, drainWindow())
-				cfg.Switch.Allocator = a
-				r, f := drain(t, cfg)
-				if r.Blocked || r.UndeliveredPackets != 0 {
-					t.Errorf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
-				}
-				if r.DroppedPackets == 0 || f.full == 0 {
-					t.Errorf("not saturated when generation stopped: %d packets dropped, %d of %d input buffers push back",
-						r.DroppedPackets, f.full, f.of)
-				}
-				t.Logf("%d of %d input buffers push back, %d packets dropped, drained", f.full, f.of, r.DroppedPackets)
-			})
+	type run struct{ preset, variant string }
+	var runs []run
+	variants := allocVariants()
+	delete(variants, fabric.AllocPipelined)
+	for _, preset := range []string{"torus2d-8x8", "tree-8ary-2"} {
+		for v := range variants {
+			runs = append(runs, run{preset, v})
 		}
+	}
+	anyDest := fabric.AllocPipelined + "-" + fabric.PipelineAnyDestination
+	for _, preset := range topo.PresetNames() {
+		if preset != "torus2d-8x8" && preset != "tree-8ary-2" {
+			runs = append(runs, run{preset, anyDest})
+		}
+	}
+	if testlong.Reduced(t) {
+		runs = []run{{"torus2d-4x4", fabric.AllocIslip}, {"torus2d-4x4", anyDest}}
+	}
+	for _, x := range runs {
+		preset, a := x.preset, x.variant
+		t.Run(preset+"/"+a, func(t *testing.T) {
+			t.Parallel()
+			cfg := drainConfig(preset, "dtable", 12000, drainWindow())
+			variants[a](&cfg)
+			r, f := drain(t, cfg)
+			if r.Blocked || r.UndeliveredPackets != 0 {
+				t.Errorf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
+			}
+			if r.DroppedPackets == 0 || f.full == 0 {
+				t.Errorf("not saturated when generation stopped: %d packets dropped, %d of %d input buffers push back",
+					r.DroppedPackets, f.full, f.of)
+			}
+			t.Logf("%d of %d input buffers push back, %d packets dropped, drained", f.full, f.of, r.DroppedPackets)
+		})
 	}
 }
 

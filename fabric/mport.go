@@ -29,6 +29,10 @@ type source struct {
 	seq    uint32
 	mport  int    // an input buffer's MPort (its local outputs); -1 for a central buffer
 	held   []bool // per queue: refused, with later requests still in flight
+	// anyDest: a queue may have requests in flight toward several
+	// destination arbiters at once (switch.request_pipelining
+	// any_destination; pipelinable).
+	anyDest bool
 
 	isl islipRound // the islip allocator's round in progress (islip.go)
 
@@ -51,7 +55,7 @@ type qHead struct {
 
 func newSource(p *params, queues, mport int, speed int32) source {
 	return source{q: make([]fifo, queues), heads: make([]qHead, min(queues, 64)), mport: mport, held: make([]bool, queues),
-		late: p.preempt != nil, speed: speed}
+		anyDest: p.anyDest, late: p.preempt != nil, speed: speed}
 }
 
 // push queues a packet that arrived in queue q.

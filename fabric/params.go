@@ -44,6 +44,7 @@ type params struct {
 	pipelined                    bool        // the pipelined allocator (alloc.go)
 	lookahead                    clock.Cycle // pipelined: how far past AT a source books its read port
 	depth                        int         // pipelined: most requests a source has in flight (0: no limit but the lookahead)
+	anyDest                      bool        // pipelined: a queue may have requests in flight toward several destinations (switch.request_pipelining)
 	islip                        bool        // the islip allocator (islip.go)
 	islipIters                   int32       // islip: iterations (rounds) per transfer window
 	phase                        clock.Cycle // islip: the latency of each request, grant and accept message
@@ -80,6 +81,7 @@ func newParams(cfg *Config, reg *sched.Registry, tables qos.Tables, t *topo.Topo
 	}
 	p.maxQueued = cfg.MaxQueuedPackets()
 	p.decisionCycles = max(cfg.QoS.DecisionCycles, 1)
+	p.anyDest = cfg.Switch.RequestPipelining == PipelineAnyDestination
 	p.sc2vl = narrow[messages.VL](tables.SC2VL)
 	for i := range cfg.QoS.SLs {
 		p.slSCs = append(p.slSCs, narrow[messages.SC](tables.SL2SC[i]))

@@ -115,6 +115,12 @@ func (c *Config) validateSwitch(p *Problems) {
 		p.NotAllowed("switch.allocator", fmt.Sprintf("%q", s.Allocator), "must be one of: "+strings.Join(AllocatorNames(), ", "))
 	}
 	p.AtLeast("switch.allocator_depth", int64(s.AllocatorDepth), 0)
+	if s.RequestPipelining != "" && !contains(RequestPipelinings(), s.RequestPipelining) {
+		p.NotAllowed("switch.request_pipelining", fmt.Sprintf("%q", s.RequestPipelining), "must be one of: "+strings.Join(RequestPipelinings(), ", "))
+	} else if s.RequestPipelining == PipelineAnyDestination && s.Allocator != AllocPipelined {
+		p.NotAllowed("switch.request_pipelining", fmt.Sprintf("%q", s.RequestPipelining),
+			fmt.Sprintf("must be %s (or absent) with switch.allocator %q: only the pipelined allocator has several requests of a queue in flight", PipelineSameDestination, s.Allocator))
+	}
 	if s.Allocator == AllocIslip {
 		if most := (s.Latency.AT - 1) / 2; int64(s.IslipIterations) < 1 || int64(s.IslipIterations) > most {
 			p.NotAllowed("switch.islip_iterations", s.IslipIterations,
