@@ -11,6 +11,7 @@ import (
 	"github.com/opasim/opasim/flow/spec"
 	"github.com/opasim/opasim/internal/clidoc"
 	"github.com/opasim/opasim/internal/configdoc"
+	"github.com/opasim/opasim/monitor"
 )
 
 var updateReference = flag.Bool("update-reference", false, "write docs/reference from the command tree instead of checking it")
@@ -28,6 +29,7 @@ const regenerate = "`go generate ./cmd/opasim`"
 const (
 	configKeysPage     = "config-keys.md"
 	flowConfigKeysPage = "flow-config-keys.md"
+	metricsPage        = "metrics.md"
 )
 
 // referencePages are the pages of docs/reference: one per command, and
@@ -46,6 +48,14 @@ func referencePages() map[string][]byte {
 			"run fills in (a capacity of 1, the topology's own routing, one worker per core): the guide, "+
 			"[flow.md](../flow.md#the-config-file), says which, and the storage keys are explained in "+
 			"[flow-workloads.md](../flow-workloads.md#configuration).")
+	pages[metricsPage] = monitor.ReferencePage("The live metrics of a run",
+		"<!-- Generated from the code: do not edit. Regenerate with "+regenerate+" -->\n\n"+
+			"Every metric `opasim run --metrics-addr` (and `opasim member`) exports, from the descriptions the "+
+			"exporter registers. Every opasim_ series also carries the run's constant labels (`run_id`; "+
+			"`member` on a distributed run's members); the Go runtime's `go_*` and the process's `process_*` "+
+			"series come beside them. The per-port metrics (labels switch and port) come only with "+
+			"`--metrics-detail port`. How to read them, the dashboards and the cost of a scrape: "+
+			"[observability.md](../observability.md); the link metrics: [links.md](../links.md).")
 	return pages
 }
 
