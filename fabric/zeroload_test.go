@@ -27,14 +27,15 @@ func quiet(t *testing.T, cfg fabric.Config) *fabric.Network {
 // TestZeroLoadHeaderLatency checks MODEL.md section 3: one packet's header
 // crosses the switch in RT+SB+AT+X+SB+FLY cycles inside an MPort and in
 // RT+SB+AT+X+AT+X+SB+FLY cycles across MPorts, exactly, for the default
-// latencies and for a second set of odd values, under every allocator.
+// latencies and for a second set of odd values, under every allocator
+// (and the pipelined one with every switch.request_pipelining).
 func TestZeroLoadHeaderLatency(t *testing.T) {
-	for _, alloc := range fabric.AllocatorNames() {
-		t.Run(alloc, func(t *testing.T) { zeroLoadHeaderLatency(t, alloc) })
+	for name, set := range allocVariants() {
+		t.Run(name, func(t *testing.T) { zeroLoadHeaderLatency(t, set) })
 	}
 }
 
-func zeroLoadHeaderLatency(t *testing.T, alloc string) {
+func zeroLoadHeaderLatency(t *testing.T, set func(*fabric.Config)) {
 	odd := fabric.LatencyConfig{RT: 7, SBIn: 11, SBOut: 13, AT: 5, XMPort: 3, XCentral: 1, Fly: 2}
 	for _, lat := range []fabric.LatencyConfig{fabric.Default().Switch.Latency, odd} {
 		l := lat
@@ -52,7 +53,7 @@ func zeroLoadHeaderLatency(t *testing.T, alloc string) {
 		} {
 			cfg := fabric.Default()
 			cfg.Switch.Latency = lat
-			cfg.Switch.Allocator = alloc
+			set(&cfg)
 			cfg.Cycles = 2000
 			cfg.Warmup = 0
 			n := quiet(t, cfg)
