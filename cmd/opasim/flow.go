@@ -169,7 +169,7 @@ func newFlowRunCmd(engine string) *cobra.Command {
 		fl.BoolVar(&f.serialSends, "serial-sends", false, "--trace: every server sends its messages one at a time, in the trace's order, as the cycle-level NIC does")
 	}
 	fl.Int64Var(&f.budgetMB, "memory-budget-mb", 0, budgetHelp+" (memory_budget_mb)")
-	f.progress = registerProgress(fl, "what is done (flow static: the chunks of sources routed; flow dynamic: the time elapsed)")
+	f.progress = registerProgress(fl, "what is done (flow static: the chunks of sources routed; flow dynamic: the flows completed, or the time elapsed for a trace or applications)")
 	return cmd
 }
 
@@ -642,7 +642,12 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 		}
 	}
 	if show.w != nil && tsum == nil {
-		pr = startProgress(show.w, show.show, "flow dynamic", "", 0, "running %d flows", len(flows))
+		what := fmt.Sprintf("running %d flows", len(flows))
+		if len(barriers) > 0 {
+			what = fmt.Sprintf("running %d flows (%d, and %d barriers between phases)", len(flows), len(flows)-len(barriers), len(barriers))
+		}
+		pr = startProgress(show.w, show.show, "flow dynamic", "flows", int64(len(flows)), "%s", what)
+		opt.Progress = func(done, total int) { pr.set(int64(done), int64(total)) }
 	}
 	opt.NoPathIsError = causal // its dependants could never run: no execution time
 	r, err := dynamic.RunWith(net.Router, flows, opt)

@@ -369,3 +369,22 @@ func TestTraceSweepProgressLog(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowDynamicProgressCountsFlows: flow dynamic's log counts the flows
+// completed of all it runs (the 8 phases' 2048 and the 7 barriers between
+// them), and ends at all of them.
+func TestFlowDynamicProgressCountsFlows(t *testing.T) {
+	_, stderr, code := opasim(t, "flow", "dynamic", "--preset", "tree-8ary-2", "--pattern", "uniform", "--flows-per-server", "32",
+		"--phase-flows", "256", "--progress", "log")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"flow dynamic: running 2055 flows (2048, and 7 barriers between phases) (Ctrl-C stops it",
+		"flow dynamic: done: 2055 of 2055 flows (100.0%), ",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}

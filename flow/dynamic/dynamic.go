@@ -116,7 +116,7 @@ func RunWith(r route.Router, flows []Flow, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &listWorkload{flows: flows, order: order, refs: make([]Ref, len(flows)),
+	w := &listWorkload{flows: flows, order: order, refs: make([]Ref, len(flows)), progress: opt.Progress,
 		res: &Result{Start: make([]float64, len(flows)), Finish: make([]float64, len(flows))}}
 	for i := range flows {
 		w.res.Start[i], w.res.Finish[i] = math.Inf(1), math.Inf(1)
@@ -138,6 +138,9 @@ type listWorkload struct {
 	refs  []Ref
 	after []Ref
 	res   *Result
+
+	progress func(done, total int) // Options.Progress
+	done     int
 }
 
 func (w *listWorkload) Init(e *Engine) error {
@@ -162,6 +165,9 @@ func (w *listWorkload) Init(e *Engine) error {
 
 func (w *listWorkload) FlowDone(_ *Engine, d Done) error {
 	w.res.Start[d.Tag], w.res.Finish[d.Tag] = d.Start, d.Finish
+	if w.done++; w.progress != nil && (w.done%1024 == 0 || w.done == len(w.flows)) {
+		w.progress(w.done, len(w.flows))
+	}
 	return nil
 }
 

@@ -192,6 +192,10 @@ type Options struct {
 	// source: barriers) are not delayed, and completions keep their exact
 	// times. 0, the default, starts every flow at its own time.
 	StartQuantum float64
+	// Progress, if set, hears from RunWith how many of its flows have
+	// completed (every 1,024 and the last; Engine.Run does not call it:
+	// only a workload knows its total).
+	Progress func(done, total int)
 }
 
 // Resources is implemented by a router whose paths also cross resources
