@@ -8,6 +8,7 @@ import (
 
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/strictyaml"
 )
 
 // TestLoadConfigRefuses: what is not a small regular YAML file of known
@@ -15,7 +16,7 @@ import (
 func TestLoadConfigRefuses(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.yaml")
-	if err := os.WriteFile(big, []byte("cycles: 1000\n"+strings.Repeat("# padding\n", maxFileBytes/10+1)), 0o644); err != nil {
+	if err := os.WriteFile(big, []byte("cycles: 1000\n"+strings.Repeat("# padding\n", strictyaml.MaxFileBytes/10+1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	unknown := filepath.Join(dir, "unknown.yaml")

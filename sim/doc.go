@@ -6,9 +6,10 @@
 // (Sequential) is here; the actor engine (package actors) plugs in through
 // Engine.
 //
-// Config files: DecodeConfig checks a parsed YAML document against
-// fabric.Config's yaml tags before decoding it, so every refusal names the
-// key path as the file writes it and its line (yamlcheck.go, yamlmsg.go).
+// Config files: LoadConfig and DecodeConfig read them through package
+// strictyaml, which checks a parsed YAML document against fabric.Config's
+// yaml tags before decoding it, so every refusal names the key path as the
+// file writes it and its line.
 //
 // A config that names a trace (trace.file) gets its replay here
 // (buildTrace: the trace checked whole, its tasks placed on NICs), handed
@@ -16,9 +17,8 @@
 // trace ends or stalls, and Measure adds what the replay measured
 // (TraceResult).
 //
-// Imports: clock, messages, problem, fabric, fabric/sched, fabric/dtable,
-// workloads, workloads/vef and workloads/replay; from
-// outside, gopkg.in/yaml.v3, hdrhistogram-go, agnivade/levenshtein (the
-// suggestion for a misspelt key) and pbnjay/memory (the machine's memory,
-// the default memory budget).
+// Imports: clock, messages, fabric, fabric/sched, fabric/dtable,
+// strictyaml, workloads, workloads/vef and workloads/replay; from outside,
+// hdrhistogram-go and pbnjay/memory (the machine's memory, the default
+// memory budget).
 package sim

@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"reflect"
 
 	"github.com/pbnjay/memory"
-	"gopkg.in/yaml.v3"
 
 	"github.com/opasim/opasim/fabric"
 	"github.com/opasim/opasim/fabric/dtable"
 	"github.com/opasim/opasim/fabric/sched"
+	"github.com/opasim/opasim/strictyaml"
 )
 
 // Engine drives a network from its first cycle to the configured end, an
@@ -63,7 +61,7 @@ func Build(cfg fabric.Config) (*fabric.Network, error) {
 }
 
 func readDTable(path string) (dtable.Table, error) {
-	data, err := ReadChecked(path, reflect.TypeOf(dtable.Table{}))
+	data, err := strictyaml.ReadChecked(path, reflect.TypeOf(dtable.Table{}))
 	if err != nil {
 		return dtable.Table{}, fmt.Errorf("qos.dtable_file %s", err)
 	}
@@ -72,37 +70,6 @@ func readDTable(path string) (dtable.Table, error) {
 		return dtable.Table{}, fmt.Errorf("qos.dtable_file %s: %w", path, err)
 	}
 	return tab, nil
-}
-
-// ReadChecked reads the YAML file path (a regular file of at most 1 MiB)
-// and checks its keys and value types against type t, each problem named
-// by its key path and line. Errors begin with the path.
-func ReadChecked(path string, t reflect.Type) ([]byte, error) {
-	f, err := openRegular(path, maxFileBytes)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(limitReader(f, maxFileBytes))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := checkKeys(data, t); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return data, nil
-}
-
-// checkKeys checks the first YAML document of data against type t: its
-// keys and value types, each problem naming the key path and line (the
-// decoders' own messages name Go types). A document that does not parse
-// is left to the decoder.
-func checkKeys(data []byte, t reflect.Type) error {
-	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
-		return nil
-	}
-	return checkDocument(&doc, t)
 }
 
 // Execute runs n on engine e and measures it.
@@ -127,29 +94,6 @@ func Simulate(ctx context.Context, cfg fabric.Config, engines map[string]Engine,
 		return nil, ConfigError{fmt.Errorf("engine: %q is not available here", cfg.Engine)}
 	}
 	return Execute(ctx, n, e, h)
-}
-
-// openRegular opens path for reading if it is a regular file of at most
-// limit bytes.
-func openRegular(path string, limit int64) (*os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if st.Size() > limit {
-		f.Close()
-		return nil, fmt.Errorf("%s: %d bytes, more than the limit of %d", path, st.Size(), limit)
-	}
-	return f, nil
 }
 
 // checkMemory refuses a network whose estimated memory (fabric.EstimateBytes)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/opasim/opasim/clock"
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/strictyaml"
 	"github.com/opasim/opasim/workloads/replay"
 	"github.com/opasim/opasim/workloads/vef"
 )
@@ -108,7 +109,7 @@ const maxMappingBytes = 64 << 20
 // readMapping reads a mapping file: the NIC of task 0, 1, … as integers
 // separated by white space.
 func readMapping(path string, tasks, nics int) ([]int, error) {
-	f, err := openRegular(path, maxMappingBytes)
+	f, err := strictyaml.OpenRegular(path, maxMappingBytes)
 	if err != nil {
 		return nil, fmt.Errorf("trace.mapping_file: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/opasim/opasim/fabric"
+	"github.com/opasim/opasim/strictyaml"
 )
 
 const topKeys = "seed, cycles, warmup, engine, partitions, window, watchdog_cycles, series_cycles, memory_budget_mb, topology, switch, nic, qos, traffic, trace"
@@ -122,7 +123,7 @@ func TestDecodeConfigCapsProblems(t *testing.T) {
 	cfg := fabric.Default()
 	err := DecodeConfig([]byte(b.String()), &cfg)
 	var kp KeyProblems
-	if !errors.As(err, &kp) || len(kp) != maxReported+1 || kp[maxReported].Error() != "and 980 more problems" {
+	if !errors.As(err, &kp) || len(kp) != strictyaml.MaxReported+1 || kp[strictyaml.MaxReported].Error() != "and 980 more problems" {
 		t.Errorf("got %v", err)
 	}
 }

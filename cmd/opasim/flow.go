@@ -26,7 +26,7 @@ import (
 	"github.com/opasim/opasim/flow/topology"
 	"github.com/opasim/opasim/flow/trace"
 	"github.com/opasim/opasim/flow/workload"
-	"github.com/opasim/opasim/sim"
+	"github.com/opasim/opasim/strictyaml"
 	"github.com/opasim/opasim/workloads/vef"
 )
 
@@ -179,7 +179,7 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	cfg := spec.Default()
 	if f.config != "" {
 		cfg.Topology = spec.Topology{} // a file names its own topology
-		if err := sim.LoadStrict(f.config, &cfg); err != nil {
+		if err := strictyaml.Load(f.config, &cfg); err != nil {
 			return cfg, err
 		}
 		if cfg.Topology.Preset == "" && cfg.Topology.Kind == "" {

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/opasim/opasim/fabric/dtable"
-	"github.com/opasim/opasim/sim"
+	"github.com/opasim/opasim/strictyaml"
 )
 
 func newQoSCmd() *cobra.Command {
@@ -64,7 +64,7 @@ func (o *dtableFlags) run(cmd *cobra.Command) error {
 	}
 	req := o.req
 	if o.file != "" {
-		data, err := sim.ReadChecked(o.file, reflect.TypeOf(dtable.Request{}))
+		data, err := strictyaml.ReadChecked(o.file, reflect.TypeOf(dtable.Request{}))
 		if err != nil {
 			return badInput(fmt.Errorf("--file %w", err))
 		}

@@ -1,4 +1,4 @@
-package sim
+package strictyaml
 
 import (
 	"fmt"
@@ -15,9 +15,9 @@ import (
 // itself stops at 10,000.
 const maxDepth = 64
 
-// maxReported caps the problems one file reports, so a hostile file of a
+// MaxReported caps the problems one file reports, so a hostile file of a
 // million unknown keys gives a short message.
-const maxReported = 20
+const MaxReported = 20
 
 // maxPathShown is the most characters of a key path a message shows.
 const maxPathShown = 120
@@ -85,7 +85,7 @@ func tooDeep(n *yaml.Node, d int, path string) (*yaml.Node, string) {
 }
 
 func (c *checker) report(path string, line int, what string) {
-	if len(c.problems) >= maxReported {
+	if len(c.problems) >= MaxReported {
 		c.more++
 		return
 	}
