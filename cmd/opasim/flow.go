@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"io"
-	"math"
 	"runtime"
 	"strings"
 	"syscall"
@@ -17,17 +13,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/opasim/opasim/flow/dynamic"
-	"github.com/opasim/opasim/flow/maxmin"
-	"github.com/opasim/opasim/flow/route"
+	"github.com/opasim/opasim/flow/runner"
 	"github.com/opasim/opasim/flow/spec"
-	"github.com/opasim/opasim/flow/static"
 	"github.com/opasim/opasim/flow/storage"
-	"github.com/opasim/opasim/flow/topology"
-	"github.com/opasim/opasim/flow/trace"
 	"github.com/opasim/opasim/flow/workload"
 	"github.com/opasim/opasim/strictyaml"
-	"github.com/opasim/opasim/workloads/vef"
 )
 
 func newFlowCmd() *cobra.Command {
@@ -280,74 +270,6 @@ func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
 	return cfg, nil
 }
 
-// flowResults is what `opasim flow` writes with --out.
-type flowResults struct {
-	Engine       string          `json:"engine"`
-	Config       spec.Config     `json:"config"`
-	Servers      int             `json:"servers"`
-	Switches     int             `json:"switches"`
-	Links        int             `json:"links"`
-	GraphBytes   int64           `json:"graph_bytes"`
-	FailedCables int             `json:"failed_cables,omitempty"`
-	Static       *staticSummary  `json:"static,omitempty"`
-	Dynamic      *dynamicSummary `json:"dynamic,omitempty"`
-	Interrupted  bool            `json:"interrupted"`
-	Digest       string          `json:"digest"`
-	BuildSecs    float64         `json:"build_seconds"`
-	RunSecs      float64         `json:"run_seconds"`
-	CPUSecs      float64         `json:"cpu_seconds"`
-	MaxRSSBytes  int64           `json:"max_rss_bytes"`
-	// PathCache: ksp's and allpath's path cache after the run.
-	PathCache *route.CacheStats `json:"path_cache,omitempty"`
-}
-
-type staticSummary struct {
-	Routing, Pattern           string
-	Flows, Unrouted, Paths     int64
-	Sources                    int // servers whose flows were routed (all but when interrupted)
-	RatedSources               int // servers whose flows' rates were found (all but when interrupted)
-	MaxLoad, MeanLoad          float64
-	MaxRelativeLoad            float64
-	LoadHistogram              static.Histogram
-	Hops                       []float64
-	MeanHops                   float64
-	MaxHops                    int
-	MinRate, MeanRate, MaxRate float64
-	NonRestricted, Restricted  float64
-	NonRestrictedPerPort       float64
-	RestrictedPerPort          float64
-	Connectivity               *static.Connectivity `json:",omitempty"` // with failed cables
-}
-
-type dynamicSummary struct {
-	// Apps: the applications of apps, run together.
-	Apps                      []storage.AppResult `json:",omitempty"`
-	Flows, Phases, Unfinished int
-	Makespan                  float64
-	MeanCompletion            float64 // mean of finish − start over the pattern's flows
-	Batches                   int
-	Resolved                  int64
-	// With --trace: the trace's tasks, messages and collective parts.
-	Trace *traceSummary `json:",omitempty"`
-	// With failed cables: the same run on the network without failures,
-	// with the same routing, and the ratio of the makespans.
-	HealthyMakespan   float64 `json:",omitempty"`
-	FailedOverHealthy float64 `json:",omitempty"`
-}
-
-type traceSummary struct {
-	File                   string
-	CPUFactor              float64
-	Tasks                  int
-	Messages, Parts        int64
-	TaskEndMin, TaskEndMax float64
-	SerialSends            bool `json:",omitempty"`
-	// MessageLatency: the mean time from a message's issue to its
-	// arrival (trace.Result.MessageLatency), as the cycle level's
-	// message latency.
-	MessageLatency float64
-}
-
 func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 	cfg, err := f.effective(cmd.Flags())
 	if err != nil {
@@ -362,61 +284,44 @@ func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 	if err != nil {
 		return badInput(err)
 	}
-	budget.Dynamic = engine != "static" // the network's estimate before building: one worker's scratch
 	// Signals stop the run from here on: the build of a large graph too.
 	ctx, stopped := onSignals(cmd.Context())
 	defer stopped()
-	halt := func() bool { return ctx.Err() != nil }
-	began := time.Now()
 	cpu0 := cpuSeconds()
-	res := &flowResults{Engine: engine, Config: cfg}
-	net, err := cfg.BuildWithin(budget, halt)
-	if errors.Is(err, topology.ErrStopped) {
-		res.Interrupted = true
-		return writeFlow(cmd, f, res, stopped(), began, cpu0)
-	}
-	if err != nil {
-		return badInput(err)
-	}
-	pat, err := workload.Build(cfg.Pattern, net.Graph.NumServers(), cfg.Seed)
-	if err != nil {
-		return badInput(err)
-	}
-	res.Config = cfg // with the preset resolved
-	res.Servers, res.Switches, res.Links, res.GraphBytes = net.Graph.NumServers(), net.Graph.NumSwitches(), net.Graph.NumLinks(), net.Graph.MemoryBytes()
-	res.FailedCables, res.BuildSecs = net.FailedCables, time.Since(began).Seconds()
-	if engine == "static" {
-		if err := budget.Check(cfg.StaticBytes(net), fmt.Sprintf("the static engine on %d servers, %d switches and %d links with %d workers (--workers)",
-			res.Servers, res.Switches, res.Links, cfg.Workers)); err != nil {
-			return badInput(err)
-		}
-	}
-	ran := time.Now()
-	switch {
-	case ctx.Err() != nil:
-		res.Interrupted = true // stopped while the network was built
-	case engine == "static":
-		err = runStatic(ctx, cmd.ErrOrStderr(), f.progress, net, pat, cfg, res)
-	default:
-		err = runDynamic(ctx, cmd.ErrOrStderr(), f.progress, net, pat, cfg, budget, res)
+	res, err := runner.Run(ctx, engine, cfg, budget, f.show(cmd.ErrOrStderr()))
+	var ie runner.InputError
+	if errors.As(err, &ie) {
+		return badInput(ie.Err)
 	}
 	if err != nil {
 		return err
 	}
-	if c, ok := net.Router.(interface{ Cache() *route.PathCache }); ok {
-		st := c.Cache().Stats()
-		res.PathCache = &st
-	}
-	res.RunSecs = time.Since(ran).Seconds()
-	return writeFlow(cmd, f, res, stopped(), began, cpu0)
+	return writeFlow(cmd, f, res, stopped(), cpu0)
 }
+
+// show shows the run's stages on w as --progress says.
+func (f *flowFlags) show(w io.Writer) runner.Show {
+	return func(what, unit string, total int64, tenths bool, format string, a ...any) runner.Progress {
+		p := startProgress(w, f.progress, what, unit, total, format, a...)
+		if p == nil {
+			return nil
+		}
+		if tenths {
+			p.withTenths()
+		}
+		return shownProgress{p}
+	}
+}
+
+// shownProgress is a progress as the flow run layer sees it.
+type shownProgress struct{ p *progress }
+
+func (s shownProgress) Set(done, total int64) { s.p.set(done, total) }
+func (s shownProgress) Finish(state string)   { s.p.finish(state) }
 
 // writeFlow prints the results and writes them to --out, and returns sig
 // if the run was interrupted by it.
-func writeFlow(cmd *cobra.Command, f *flowFlags, res *flowResults, sig error, began time.Time, cpu0 float64) error {
-	if res.BuildSecs == 0 && res.Servers == 0 {
-		res.BuildSecs = time.Since(began).Seconds()
-	}
+func writeFlow(cmd *cobra.Command, f *flowFlags, res *runner.Results, sig error, cpu0 float64) error {
 	res.CPUSecs, res.MaxRSSBytes = cpuSeconds()-cpu0, maxRSS()
 	printFlow(cmd.OutOrStdout(), res)
 	if f.out != "" {
@@ -434,315 +339,7 @@ func writeFlow(cmd *cobra.Command, f *flowFlags, res *flowResults, sig error, be
 	return nil
 }
 
-func runStatic(ctx context.Context, stderr io.Writer, showProgress *progressFlags, net *spec.Network, pat static.Pattern, cfg spec.Config, res *flowResults) error {
-	servers := net.Graph.NumServers()
-	bar := startProgress(stderr, showProgress, "flow static", "chunks", 0,
-		"routing the %s flows of %d servers (chunks of sources, routed in two passes)", pat.Name(), servers).withTenths()
-	o := static.Options{Workers: cfg.Workers, Stop: func() bool { return ctx.Err() != nil }, Connectivity: net.FailedCables > 0}
-	if bar != nil {
-		o.Progress = func(done, total int) { bar.set(int64(done), int64(total)) }
-	}
-	r, err := static.Run(net.Router, pat, o)
-	bar.finish(finishState(err, r != nil && r.Interrupted))
-	if err != nil {
-		return badInput(err)
-	}
-	res.Interrupted = r.Interrupted
-	res.Static = &staticSummary{Routing: r.Routing, Pattern: r.Pattern, Flows: r.Flows, Unrouted: r.Unrouted, Paths: r.Paths,
-		Sources: r.Sources, RatedSources: r.RatedSources, MaxLoad: r.MaxLoad, MeanLoad: r.MeanLoad, MaxRelativeLoad: r.MaxRelativeLoad, LoadHistogram: r.LoadHistogram,
-		Hops: r.Hops, MeanHops: r.MeanHops, MaxHops: r.MaxHops, MinRate: r.MinRate, MeanRate: r.MeanRate, MaxRate: r.MaxRate,
-		NonRestricted: r.NonRestricted, Restricted: r.Restricted, NonRestrictedPerPort: r.NonRestrictedPerPort, RestrictedPerPort: r.RestrictedPerPort,
-		Connectivity: r.Connectivity}
-	h := fnv.New64a()
-	put := func(x float64) { hashFloat(h, x) }
-	for _, x := range r.Load {
-		put(x)
-	}
-	for _, x := range []float64{float64(r.Flows), float64(r.Unrouted), float64(r.Sources), r.NonRestricted, r.Restricted, r.MeanHops} {
-		put(x)
-	}
-	res.Digest = fmt.Sprintf("%016x", h.Sum64())
-	return nil
-}
-
-func runDynamic(ctx context.Context, stderr io.Writer, showProgress *progressFlags, net *spec.Network, pat static.Pattern, cfg spec.Config, budget spec.Budget, res *flowResults) error {
-	d := cfg.Dynamic
-	policy, err := d.PolicyOf(cfg.Classes())
-	if err != nil {
-		return badInput(err)
-	}
-	interrupt := func() bool { return ctx.Err() != nil }
-	if len(cfg.Apps) > 0 {
-		return runApps(ctx, stderr, showProgress, net, cfg, budget, policy, res)
-	}
-	opt := dynamic.Options{Policy: policy, Interrupt: interrupt, StartQuantum: d.StartQuantum}
-	sum, digest, err := dynamicOnce(net, pat, cfg, opt, budget, dynamicShow{stderr, showProgress})
-	if errors.Is(err, trace.ErrStopped) {
-		res.Interrupted = true // stopped while the trace was read
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if net.FailedCables > 0 && !sum.interrupted && ctx.Err() == nil {
-		// The same run on the intact network, with the same routing.
-		h := cfg
-		h.Topology.Preset, h.Topology.FailCount, h.Topology.FailFraction = "", 0, 0
-		if h.Routing.Name == "" {
-			h.Routing.Name = "bfs"
-		}
-		healthy, err := h.Build()
-		if err != nil {
-			return badInput(err)
-		}
-		hs, _, err := dynamicOnce(healthy, pat, h, opt, budget, dynamicShow{})
-		if errors.Is(err, trace.ErrStopped) {
-			hs, err = &dynamicRun{interrupted: true}, nil
-		}
-		if err != nil {
-			return fmt.Errorf("the network without failures: %w", err)
-		}
-		if hs.interrupted {
-			sum.interrupted = true // the comparison is what was not finished
-		} else {
-			sum.HealthyMakespan = hs.Makespan
-			if hs.Makespan > 0 {
-				sum.FailedOverHealthy = sum.Makespan / hs.Makespan
-			}
-		}
-	}
-	res.Interrupted = sum.interrupted
-	res.Dynamic, res.Digest = &sum.dynamicSummary, digest
-	return nil
-}
-
-type dynamicRun struct {
-	dynamicSummary
-	interrupted bool
-}
-
-// dynamicShow is where dynamicOnce says what it starts (nothing if w is
-// nil).
-type dynamicShow struct {
-	w    io.Writer
-	show *progressFlags
-}
-
-// dynamicOnce runs the configured workload — a trace, the Markov model, an
-// application or the pattern in phases — on net, once its estimated
-// memory is within budget. A trace's, an application's or the Markov
-// model's flow that the network cannot route (failed cables) is an error
-// naming its servers; a pattern's is counted unfinished.
-func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dynamic.Options, budget spec.Budget, show dynamicShow) (*dynamicRun, string, error) {
-	d := cfg.Dynamic
-	phase := d.PhaseFlows
-	if phase == 0 {
-		phase = math.MaxInt32
-	}
-	servers := net.Graph.NumServers()
-	var pr *progress
-	defer func() { pr.finish("stopped") }() // a no-op after the run's own finish
-	// The most flows the budget takes: each workload is counted, or
-	// bounded, up to just past it before its flows are made.
-	most := max(budget.Bytes-cfg.DynamicBytes(net, 0), 0) / spec.DynamicFlowBytes
-	if budget.Bytes <= 0 {
-		most = 1 << 32 // nothing is refused: the counts need not be exact
-	}
-	// check refuses flows flows over the budget; counted (a count that
-	// stops past most), they may be more.
-	check := func(flows int64, counted bool, what string) error {
-		if counted && flows > most {
-			return budget.CheckAtLeast(cfg.DynamicBytes(net, flows), fmt.Sprintf("%s (dynamic engine: more than %d flows at about %d B each)", what, most, spec.DynamicFlowBytes))
-		}
-		return budget.Check(cfg.DynamicBytes(net, flows), fmt.Sprintf("%s (dynamic engine: %d flows at about %d B each)", what, flows, spec.DynamicFlowBytes))
-	}
-	var flows []dynamic.Flow
-	var barriers []int
-	var tsum *traceSummary
-	var plan *trace.Plan
-	var err error
-	causal := true
-	if tf := cfg.Trace; tf.File != "" {
-		rd, err := vef.Open(tf.File)
-		if err != nil {
-			return nil, "", badInput(fmt.Errorf("trace.file: %w", err))
-		}
-		h := rd.Header()
-		what := fmt.Sprintf("trace.file %s (--trace) of %d messages and %d collective parts", tf.File, h.P2PMessages, h.CollectiveParts)
-		if err := check(h.P2PMessages+h.CollectiveParts, false, what); err != nil {
-			rd.Close()
-			return nil, "", badInput(err)
-		}
-		limit := func(flows int64) error { return check(flows, false, what+" so far") }
-		if budget.Bytes <= 0 {
-			limit = nil
-		}
-		if show.w != nil {
-			pr = startProgress(show.w, show.show, "flow dynamic", "", 0, "reading and replaying %s", tf.File)
-		}
-		plan, err = trace.Build(rd, servers, trace.Options{CPUFactor: tf.Factor(), SerialSends: tf.SerialSends, Limit: limit, Stop: opt.Interrupt})
-		rd.Close()
-		if errors.Is(err, trace.ErrStopped) {
-			return nil, "", err
-		}
-		if err != nil {
-			return nil, "", badInput(fmt.Errorf("trace.file %s: %w", tf.File, err))
-		}
-		flows = plan.Flows
-		tsum = &traceSummary{File: tf.File, CPUFactor: tf.Factor(), Tasks: plan.Tasks, Messages: plan.Messages, Parts: plan.Parts,
-			SerialSends: tf.SerialSends}
-	} else if m := cfg.Markov; m.Tasks != 0 {
-		if m.Seed == 0 {
-			m.Seed = cfg.Seed
-		}
-		if err := check(m.MaxFlows(most), m.Comm.Name != "", fmt.Sprintf("markov (%d tasks, max_phases %d)", m.Tasks, m.MaxPhases)); err != nil {
-			return nil, "", badInput(err)
-		}
-		flows, _, err = m.Flows(servers)
-	} else if a := cfg.App; a.Kind != "" {
-		if a.Tasks == 0 {
-			a.Tasks = servers
-		}
-		if a.Tasks > servers {
-			return nil, "", badInput(fmt.Errorf("app.tasks: %d is not allowed: must be at most the network's %d servers", a.Tasks, servers))
-		}
-		if a.Size == 0 {
-			a.Size = d.FlowSize
-		}
-		if a.Seed == 0 {
-			a.Seed = cfg.Seed
-		}
-		if a.Kind == workload.Bench && a.Pattern == "" {
-			a.Pattern = cfg.Pattern.Name // the run's pattern (--pattern)
-		}
-		n, err := a.MaxFlows(most)
-		if err != nil {
-			return nil, "", badInput(err)
-		}
-		if err := check(n, a.Kind == workload.Bench, fmt.Sprintf("app %s (--app) of %d tasks (--tasks) and %d iterations (--iterations)", a.Kind, a.Tasks, max(a.Iterations, 1))); err != nil {
-			return nil, "", badInput(err)
-		}
-		flows, barriers, err = a.FlowsAndBarriers()
-	} else {
-		causal = false
-		n := static.CountFlows(pat, most)
-		if err := check(n+n/int64(max(phase, 1)), true, fmt.Sprintf("pattern %s (--pattern) on %d servers", pat.Name(), servers)); err != nil {
-			return nil, "", badInput(err)
-		}
-		flows, barriers, err = workload.Phased(pat, phase, d.FlowSize, d.PhaseDelay)
-	}
-	if err != nil {
-		return nil, "", badInput(err)
-	}
-	if c := d.RateCap; c > 0 {
-		for i := range flows {
-			if flows[i].RateCap == 0 || flows[i].RateCap > c {
-				flows[i].RateCap = c
-			}
-		}
-	}
-	if show.w != nil && tsum == nil {
-		what := fmt.Sprintf("running %d flows", len(flows))
-		if len(barriers) > 0 {
-			what = fmt.Sprintf("running %d flows (%d, and %d barriers between phases)", len(flows), len(flows)-len(barriers), len(barriers))
-		}
-		pr = startProgress(show.w, show.show, "flow dynamic", "flows", int64(len(flows)), "%s", what)
-		opt.Progress = func(done, total int) { pr.set(int64(done), int64(total)) }
-	}
-	opt.NoPathIsError = causal // its dependants could never run: no execution time
-	r, err := dynamic.RunWith(net.Router, flows, opt)
-	pr.finish(finishState(err, r != nil && r.Interrupted))
-	var np *dynamic.NoPathError
-	if errors.As(err, &np) {
-		return nil, "", fmt.Errorf("%w (%d cables failed)", err, net.FailedCables)
-	}
-	if err != nil {
-		return nil, "", badInput(err)
-	}
-	sum := &dynamicRun{dynamicSummary: dynamicSummary{Flows: len(flows) - len(barriers), Phases: len(barriers) + 1, Unfinished: r.Unfinished,
-		Makespan: r.Makespan, Batches: r.Batches, Resolved: r.Resolved, Trace: tsum}, interrupted: r.Interrupted}
-	h := fnv.New64a()
-	isBarrier := make(map[int]bool, len(barriers))
-	for _, b := range barriers {
-		isBarrier[b] = true
-	}
-	total, done := 0.0, 0
-	for i := range flows {
-		hashFloat(h, r.Start[i])
-		hashFloat(h, r.Finish[i])
-		if !isBarrier[i] && !math.IsInf(r.Finish[i], 1) {
-			total += r.Finish[i] - r.Start[i]
-			done++
-		}
-	}
-	if done > 0 {
-		sum.MeanCompletion = total / float64(done) // over the flows that completed
-	}
-	if tsum != nil {
-		tr := plan.Summarize(r)
-		sum.Makespan, tsum.MessageLatency = tr.Execution, tr.MessageLatency
-		tsum.TaskEndMin = math.Inf(1)
-		for _, e := range tr.TaskEnds {
-			tsum.TaskEndMin, tsum.TaskEndMax = min(tsum.TaskEndMin, e), max(tsum.TaskEndMax, e)
-		}
-	}
-	return sum, fmt.Sprintf("%016x", h.Sum64()), nil
-}
-
-// runApps runs the applications of cfg.Apps together on the network and
-// its storage.
-func runApps(ctx context.Context, stderr io.Writer, showProgress *progressFlags, net *spec.Network, cfg spec.Config, budget spec.Budget, policy maxmin.Policy, res *flowResults) error {
-	if q := cfg.Dynamic.StartQuantum; q != 0 {
-		return badInput(fmt.Errorf("dynamic.start_quantum: %v is not allowed with apps (the storage study): must be 0", q))
-	}
-	if c := cfg.Dynamic.RateCap; c != 0 {
-		return badInput(fmt.Errorf("dynamic.rate_cap: %v is not allowed with apps (the storage study): must be 0", c))
-	}
-	// The applications' fields first (the estimate reads them), then the
-	// estimate.
-	if _, err := storage.Partitions(cfg.Apps, net.Graph.NumServers()); err != nil {
-		return badInput(err)
-	}
-	n := int64(0)
-	for i := range cfg.Apps {
-		m := cfg.Apps[i].Markov
-		if err := m.CheckChain(fmt.Sprintf("apps[%d].markov.", i), net.Graph.NumServers()); err != nil {
-			return badInput(err)
-		}
-		n = spec.AddBytes(n, m.MaxFlows(math.MaxInt64/2))
-	}
-	if err := budget.Check(cfg.DynamicBytes(net, n), fmt.Sprintf("apps: %d applications of at most %d flows in all (dynamic engine: about %d B a flow)", len(cfg.Apps), n, spec.DynamicFlowBytes)); err != nil {
-		return badInput(err)
-	}
-	pr := startProgress(stderr, showProgress, "flow dynamic", "", 0, "running %d applications with storage", len(cfg.Apps))
-	r, err := storage.Run(net.Router, cfg.Storage, cfg.Apps, cfg.Seed, policy, func() bool { return ctx.Err() != nil })
-	pr.finish(finishState(err, r != nil && r.Interrupted))
-	if err != nil {
-		return badInput(err)
-	}
-	res.Interrupted = r.Interrupted
-	sum := &dynamicSummary{Apps: r.Apps, Flows: r.Flows, Phases: 0, Unfinished: r.Unfinished, Makespan: r.Makespan,
-		Batches: r.Batches, Resolved: r.Resolved}
-	h := fnv.New64a()
-	for i := range r.Start {
-		hashFloat(h, r.Start[i])
-		hashFloat(h, r.Finish[i])
-	}
-	total := 0.0
-	sum.Flows = 0
-	for _, a := range r.Apps {
-		sum.Phases += len(a.Walk)
-		sum.Flows += a.IOFlows + a.CommFlows
-		total += a.IOMean*float64(a.IOFlows) + a.CommMean*float64(a.CommFlows)
-	}
-	if sum.Flows > 0 {
-		sum.MeanCompletion = total / float64(sum.Flows) // storage and communication flows; the phases' barriers not counted
-	}
-	res.Dynamic, res.Digest = sum, fmt.Sprintf("%016x", h.Sum64())
-	return nil
-}
-
-func printFlow(w io.Writer, r *flowResults) {
+func printFlow(w io.Writer, r *runner.Results) {
 	c := r.Config
 	name := c.Topology.Preset
 	if name == "" {
@@ -808,16 +405,6 @@ func printFlow(w io.Writer, r *flowResults) {
 	}
 	fmt.Fprintf(w, "digest %s\n", r.Digest)
 	fmt.Fprintf(w, "time       build %.2f s, run %.2f s, CPU %.2f s, max RSS %.0f MB\n", r.BuildSecs, r.RunSecs, r.CPUSecs, float64(r.MaxRSSBytes)/1e6)
-}
-
-// hashFloat adds x's bits to h, little-endian.
-func hashFloat(h hash.Hash64, x float64) {
-	var b [8]byte
-	u := math.Float64bits(x)
-	for i := range b {
-		b[i] = byte(u >> (8 * i))
-	}
-	h.Write(b[:])
 }
 
 // cpuSeconds is the process' user and system CPU time so far.

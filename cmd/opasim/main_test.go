@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opasim/opasim/flow/runner"
 	"github.com/opasim/opasim/internal/testlong"
 	"github.com/opasim/opasim/sim"
 )
@@ -59,9 +60,9 @@ func writer(t *testing.T, dir string) func(name, text string) string {
 }
 
 // readFlowResults reads the results file of an opasim flow run.
-func readFlowResults(t *testing.T, path string) flowResults {
+func readFlowResults(t *testing.T, path string) runner.Results {
 	t.Helper()
-	var r flowResults
+	var r runner.Results
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
