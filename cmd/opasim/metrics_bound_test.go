@@ -34,15 +34,15 @@ func TestMetricsBoundRefused(t *testing.T) {
 		name       string
 		args, want []string
 	}{
-		// 768 switches of 32 ports, 12 series a port (7 + paper-mix's 5 SLs):
-		// 294,912, and some 5,700 others; (100,000 - 5,700) / 384 a switch
+		// 768 switches of 32 ports, 13 series a port (8 + paper-mix's 5 SLs):
+		// 319,488, and some 5,700 others; (100,000 - 5,700) / 416 a switch
 		{"tree 16-ary 3 port detail", run("--config", tree, "--metrics-addr", "127.0.0.1:0", "--metrics-detail", "port"),
-			[]string{"--metrics-detail port", "768 switches with 32 ports of 12 series", "limit of 100000",
-				"use --metrics-detail switch", "at most 245 switches with --metrics-switches", "raise --metrics-max-series"}},
-		// torus3d-8x8x4: 256 switches of 28 ports: 86,016 per-port series
-		// and some 2,100 others; (50,000 - 2,100) / 336 a switch
+			[]string{"--metrics-detail port", "768 switches with 32 ports of 13 series", "limit of 100000",
+				"use --metrics-detail switch", "at most 226 switches with --metrics-switches", "raise --metrics-max-series"}},
+		// torus3d-8x8x4: 256 switches of 28 ports: 93,184 per-port series
+		// and some 2,100 others; (50,000 - 2,100) / 364 a switch
 		{"torus below its port detail", run(append(torus, "--metrics-detail", "port", "--metrics-max-series", "50000")...),
-			[]string{"256 switches with 28 ports of 12 series", "limit of 50000", "at most 142 switches", "--metrics-switches 0-141"}},
+			[]string{"256 switches with 28 ports of 13 series", "limit of 50000", "at most 131 switches", "--metrics-switches 0-130"}},
 		{"switch detail over the limit", run(append(torus, "--metrics-max-series", "2000")...),
 			[]string{"--metrics-max-series", "(256 switches)", "limit of 2000", "raise --metrics-max-series"}},
 		{"switch out of range", run(append(torus, "--metrics-detail", "port", "--metrics-switches", "0-256")...),
@@ -210,9 +210,9 @@ func TestMetricsSwitchesServed(t *testing.T) {
 	if n := pageSeries(page); n != series {
 		t.Errorf("a page of %d series, %d announced", n, series)
 	}
-	// torus2d-4x4: switches of 48 ports; 2 chosen, 12 series a port
-	if n := strings.Count(page, "\nopasim_port_"); n != 2*48*12 {
-		t.Errorf("%d per-port series, want %d", n, 2*48*12)
+	// torus2d-4x4: switches of 48 ports; 2 chosen, 13 series a port
+	if n := strings.Count(page, "\nopasim_port_"); n != 2*48*13 {
+		t.Errorf("%d per-port series, want %d", n, 2*48*13)
 	}
 	stopWithin(t, cmd, exited, syscall.SIGINT, 10*time.Second)
 }
