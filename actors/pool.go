@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// spinFor is how long an idle worker polls for work, yielding in between,
-// before it parks: a window takes tens of microseconds, and waking a parked
+// spinFor is how long an idle worker polls for work (without yielding: see
+// next) before it parks: a window takes tens of microseconds, and waking a parked
 // worker (an OS thread) costs about as much, every window. Spinning is
 // bounded so a busy machine is not starved.
 const spinFor = 200 * time.Microsecond
