@@ -53,7 +53,7 @@ func EstimateSeries(cfg fabric.Config, o MetricsOptions) Series {
 	wall, lat := hist(wallBuckets), hist(len(fabric.LatencyBounds))
 	var s Series
 	s.Runtime = runtimeSeries()
-	run := 8 + wall + sls                              // settings, clock and gathers, barrier, configured shares
+	run := 8 + wall + sls // settings, clock and gathers, barrier, configured shares
 	classes := spec.LinkClasses()
 	totals := sls*(4+2*lat+3) + 3*vls + kinds*(wall+5) + classes*(1+vls) // per SL, per stage and VL, per group kind, per link class (and VL)
 	s.Switch = add(s.Runtime, run, totals, mul(switches, 7))
