@@ -14,8 +14,13 @@ import (
 	"github.com/opasim/opasim/sim"
 )
 
+// testConfig is preset's network with seed 002's small buffers (under
+// which credits run out, and more of a run's state crosses members).
 func testConfig(preset string, cycles int64) fabric.Config {
 	cfg := fabric.Default()
+	if err := fabric.ApplyHardwarePreset(&cfg, fabric.HardwareSeed002); err != nil {
+		panic(err)
+	}
 	cfg.Topology.Preset = preset
 	cfg.Cycles, cfg.Warmup = cycles, cycles/4
 	cfg.Traffic.Load = 0.6

@@ -260,11 +260,15 @@ func allocVariants() map[string]func(*fabric.Config) {
 // central buffer lane sends the packets of a flow in the order they came
 // in, and flits and credits are conserved.
 func TestAllocatorConformance(t *testing.T) {
-	torus := fabric.Default()
+	small := fabric.Default() // seed 002's buffers: they fill, and refusals come
+	if err := fabric.ApplyHardwarePreset(&small, fabric.HardwareSeed002); err != nil {
+		t.Fatal(err)
+	}
+	torus := small
 	torus.Topology = fabric.TopologyConfig{Kind: "torus", Dims: []int{3, 2}, NICsPerSwitch: 4, Trunk: 2}
 	torus.Switch.CentralBufferFlits = 1024
 	for variant, set := range allocVariants() {
-		for name, base := range map[string]fabric.Config{"switch": fabric.Default(), "torus": torus} {
+		for name, base := range map[string]fabric.Config{"switch": small, "torus": torus} {
 			t.Run(variant+"/"+name, func(t *testing.T) {
 				cfg := base
 				set(&cfg)

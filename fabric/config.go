@@ -240,19 +240,24 @@ type TrafficConfig struct {
 }
 
 // Default is seed 002's single 48-port switch under uniform traffic at load
-// 0.5, with the SL/SC/VL tables of seed 000 Table 7 and 16-flit packets.
+// 0.5, with the SL/SC/VL tables of seed 000 Table 7 and 16-flit packets,
+// and seed 000 section 4.1's buffers (64 KiB per switch input and output
+// port, two 64 KiB central buffers per MPort, 32 KiB at NICs; each VL
+// guaranteed 1 KiB and allowed half a buffer), which cover a link's credit
+// loop so that one stream of one SL reaches the link's rate. Seed 002's
+// own small buffers are the hardware preset seed002 (ApplyHardwarePreset).
 func Default() Config {
 	return Config{
 		Seed: 1, Cycles: 20000, Warmup: 5000, Engine: "actors", WatchdogCycles: 50000, SeriesCycles: 10000,
 		Topology: TopologyConfig{Kind: "single_switch", Ports: 48, DORTies: topo.TiesBalanced, TrunkSelect: topo.TrunkSrcDst},
 		Switch: SwitchConfig{
 			BytesPerFlit: 8, FlitsPerCredit: 4, VLs: 8,
-			InputBufferFlits: 256, OutputBufferFlits: 256, CentralBufferFlits: 256,
-			ExclusiveVLFlits: 16, MaxVLFlits: 48, MPortSpeedup: 3, CentralSpeedup: 4, CentralClasses: topo.CentralByDirection,
+			InputBufferFlits: 8192, OutputBufferFlits: 8192, CentralBufferFlits: 8192,
+			ExclusiveVLFlits: 128, MaxVLFlits: 4096, MPortSpeedup: 3, CentralSpeedup: 4, CentralClasses: topo.CentralByDirection,
 			Allocator: AllocPipelined, IslipIterations: 1,
 			Latency: LatencyConfig{RT: 32, SBIn: 50, SBOut: 50, AT: 16, XMPort: 2, XCentral: 2, Fly: 8},
 		},
-		NIC: NICConfig{InjectionBufferFlits: 256, ReceiveBufferFlits: 256},
+		NIC: NICConfig{InjectionBufferFlits: 4096, ReceiveBufferFlits: 4096},
 		QoS: QoSConfig{Scheduler: "rr", SchedulerView: ViewEligible, SLs: Table7SLs(DefaultMTUBytes, 0.2, 20), SC2VL: []int{0, 1, 2, 3, 4, 5, 6, 7, 6, 7},
 			DTable: DTableConfig{Entries: 128, GMTU: 16, W: 8, K: 2}},
 		Traffic: TrafficConfig{Pattern: "uniform", Load: 0.5, Process: "bernoulli", MessageFlits: 16,

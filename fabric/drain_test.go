@@ -46,6 +46,9 @@ func (f *fillWatch) WindowDone(clock.Window, time.Duration) {}
 // backlog, and the run goes on until stop+drain.
 func drainConfig(preset, scheduler string, stop, drain int64) fabric.Config {
 	cfg := fabric.Default()
+	if err := fabric.ApplyHardwarePreset(&cfg, fabric.HardwareSeed002); err != nil {
+		panic(err)
+	}
 	cfg.Topology = fabric.TopologyConfig{Preset: preset, DORTies: topo.TiesPlus, TrunkSelect: topo.TrunkDstMod}
 	cfg.QoS.Scheduler = scheduler
 	cfg.Switch.CentralBufferFlits = 7 * 8 * 16 // 7 link classes (a 3D torus) x 8 VLs x 16 flits reserved
@@ -239,4 +242,43 @@ func TestDrainCatchesTheOldClassification(t *testing.T) {
 			r.UndeliveredPackets, r.Blocked, r.PartialDeadlock, f.full, f.of)
 	}
 	t.Logf("deadlocked at cycle %d with %d packets inside: %s", r.SimulatedCycles, r.UndeliveredPackets, fmt.Sprint(r.Stuck[:min(3, len(r.Stuck))]))
+}
+
+// TestDrainDefaultBuffers: the drain test on the default buffers (seed
+// 000's, 32 times seed 002's), on a torus and a fat tree. Uniform traffic
+// does not saturate them (a VL takes half a buffer, and the trunks carry
+// it), so each runs a permutation whose routes pile up on some links
+// (shuffle on the torus: 8 flows on the busiest link; bit reversal on the
+// tree: 7; topo.ChannelLoads, opasim topo --channel-load) at load 1.0 for
+// 30,000 cycles, which fills the buffers behind those links, then drains
+// for 300,000 cycles: the deep buffers hold far more than seed 002's, and
+// they empty at the rate of the few links their packets all cross (the
+// tree drains at 8 flits a cycle, one busiest up link a leaf, for some
+// 160,000 cycles).
+func TestDrainDefaultBuffers(t *testing.T) {
+	cases := []struct{ preset, pattern string }{{"torus2d-4x4", "shuffle"}, {"tree-8ary-2", "bit_reversal"}}
+	if testlong.Reduced(t) {
+		cases = cases[:1]
+	}
+	const stop = 30000
+	for _, c := range cases {
+		t.Run(c.preset, func(t *testing.T) {
+			t.Parallel()
+			cfg := fabric.Default()
+			cfg.Topology = fabric.TopologyConfig{Preset: c.preset}
+			cfg.Traffic.Pattern = c.pattern
+			cfg.Traffic.Load, cfg.Traffic.StopCycle, cfg.Traffic.DropBacklog = 1.0, stop, true
+			cfg.Cycles, cfg.Warmup, cfg.WatchdogCycles = stop+300000, 0, 5000
+			r, f := drain(t, cfg)
+			if r.Blocked || r.UndeliveredPackets != 0 {
+				t.Errorf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
+			}
+			if r.DroppedPackets == 0 || f.full == 0 {
+				t.Errorf("not saturated when generation stopped: %d packets dropped, %d of %d input buffers push back",
+					r.DroppedPackets, f.full, f.of)
+			}
+			t.Logf("%d of %d input buffers push back (fullest %.0f%%), %d packets dropped, drained",
+				f.full, f.of, 100*f.fullest, r.DroppedPackets)
+		})
+	}
 }

@@ -8,13 +8,12 @@ import (
 	"github.com/opasim/opasim/messages"
 )
 
-// builtNetwork builds a preset ("" for Default's single switch), with
-// central buffers large enough for a torus' 40 lanes.
+// builtNetwork builds a preset ("" for Default's single switch) with
+// its default buffers.
 func builtNetwork(t *testing.T, preset string) *Network {
 	t.Helper()
 	cfg := Default()
 	cfg.Topology.Preset = preset
-	cfg.Switch.CentralBufferFlits = 1024
 	n, err := Build(cfg, sched.Default())
 	if err != nil {
 		t.Fatal(err)

@@ -152,7 +152,7 @@ func checkCentralLanes(cfg *Config, classes int) error {
 	p.NotAllowed("switch.central_buffer_flits", s.CentralBufferFlits, fmt.Sprintf(
 		"with switch.central_classes %s this topology gives each central buffer %d lanes (%d link classes x %d VLs); "+
 			"reserving switch.exclusive_vl_flits=%d for each and taking the largest packet needs at least %d flits "+
-			"(seed 000's buffers, --traffic paper-mix, have 8192; switch.central_classes: vl fits but can deadlock this topology)",
+			"(the default buffers, seed 000's, have 8192; switch.central_classes: vl fits but can deadlock this topology)",
 		s.CentralClasses, lanes, classes, s.VLs, s.ExclusiveVLFlits, need*s.FlitsPerCredit))
 	return p
 }

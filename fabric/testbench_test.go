@@ -25,11 +25,15 @@ const (
 	benchDown    messages.CompID = 500  // a link's receiver
 )
 
-// benchParams prepares the parameters of Default() (the single 48-port
-// switch, Table 1 latencies), changed by edit, for building components.
+// benchParams prepares the parameters of Default() with seed 002's
+// buffers (the single 48-port switch, Table 1 latencies, 256-flit buffers:
+// the hardware preset seed002), changed by edit, for building components.
 func benchParams(t *testing.T, edit func(*Config)) *params {
 	t.Helper()
 	cfg := Default()
+	if err := ApplyHardwarePreset(&cfg, HardwareSeed002); err != nil {
+		t.Fatal(err)
+	}
 	cfg.Warmup = 0
 	if edit != nil {
 		edit(&cfg)

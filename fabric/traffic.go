@@ -54,8 +54,49 @@ func seed000Hardware(cfg *Config) {
 		cfg.QoS.SLs[i].SBTWeight = []int{10, 30, 50, 5, 5}[i]
 	}
 	cfg.QoS.DTable = DTableConfig{Entries: 128, GMTU: 16, W: 8, K: 2}
+	cfg.Switch.FlitsPerCredit = flits(64)
+	seed000Buffers(cfg)
+}
+
+// Hardware presets: the buffer configurations of the source documents.
+const (
+	HardwareSeed000 = "seed000" // seed 000 section 4.1 (the default's buffers)
+	HardwareSeed002 = "seed002" // seed 002 section 3: 256-flit buffers, VLs of 16 to 48 flits
+)
+
+// HardwarePresets lists the hardware presets (ApplyHardwarePreset).
+func HardwarePresets() []string { return []string{HardwareSeed000, HardwareSeed002} }
+
+// ApplyHardwarePreset sets cfg's buffers and credits to a named source's:
+// seed000, section 4.1's buffers (what Default has; the credits stay as
+// they are), or seed002, the single switch of seed 002 section 3: 256-flit
+// buffers at switches and NICs, 4-flit credits, 16 flits guaranteed and at
+// most 48 a VL. With seed002 one VL carries at most 48 flits per credit
+// loop (0.4 of a link with the default latencies: docs/model.md).
+func ApplyHardwarePreset(cfg *Config, name string) error {
+	switch name {
+	case HardwareSeed000:
+		seed000Buffers(cfg)
+	case HardwareSeed002:
+		s := &cfg.Switch
+		s.FlitsPerCredit = 4
+		s.InputBufferFlits, s.OutputBufferFlits, s.CentralBufferFlits = 256, 256, 256
+		cfg.NIC.InjectionBufferFlits, cfg.NIC.ReceiveBufferFlits = 256, 256
+		s.ExclusiveVLFlits, s.MaxVLFlits = 16, 48
+	default:
+		return fmt.Errorf("hardware: %q is not allowed: must be one of: %s", name, strings.Join(HardwarePresets(), ", "))
+	}
+	return nil
+}
+
+// seed000Buffers sets section 4.1's buffers: 64 KiB per switch input and
+// output port, 32 KiB at NICs, 128 KiB of central buffer per MPort (two
+// buffers of 64 KiB); each VL guaranteed one GMTU (1 KiB) and allowed half
+// a buffer (the paper gives no per-VL limits).
+func seed000Buffers(cfg *Config) {
+	bpf := cfg.Switch.BytesPerFlit
+	flits := func(bytes int) int { return (bytes + bpf - 1) / bpf }
 	s := &cfg.Switch
-	s.FlitsPerCredit = flits(64)
 	s.InputBufferFlits, s.OutputBufferFlits, s.CentralBufferFlits = flits(64<<10), flits(64<<10), flits(64<<10)
 	cfg.NIC.InjectionBufferFlits, cfg.NIC.ReceiveBufferFlits = flits(32<<10), flits(32<<10)
 	s.ExclusiveVLFlits, s.MaxVLFlits = flits(1024), flits(32<<10)

@@ -146,6 +146,9 @@ func TestSeriesCoarsens(t *testing.T) {
 // fit are counted, from the first cycle one did not, and nothing is lost.
 func TestQueueCapThrottles(t *testing.T) {
 	cfg := fabric.Default()
+	if err := fabric.ApplyHardwarePreset(&cfg, fabric.HardwareSeed002); err != nil { // small NIC buffers: the application queues fill
+		t.Fatal(err)
+	}
 	cfg.Topology.Ports, cfg.Traffic.Load, cfg.Cycles, cfg.Warmup = 16, 1.0, 20000, 2000
 	cfg.Traffic.Pattern = "hot_spot" // one NIC receives far more than its link carries
 	_, free := run(t, cfg)

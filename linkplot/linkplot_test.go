@@ -21,7 +21,6 @@ func synthetic(t *testing.T, preset string, f func(l fabric.Link) float64) *sim.
 	t.Helper()
 	cfg := fabric.Default()
 	cfg.Topology = fabric.TopologyConfig{Preset: preset}
-	cfg.Switch.CentralBufferFlits = 1024
 	n, err := fabric.Build(cfg, sched.Default())
 	if err != nil {
 		t.Fatal(err)

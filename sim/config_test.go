@@ -76,7 +76,7 @@ func TestSLMTUDefault(t *testing.T) {
 		{"zero", sl(", mtu_bytes: 0"), "", fabric.DefaultMTUBytes / 8},
 		{"not whole flits", sl(", mtu_bytes: 100"), "", 13},
 		{"negative", sl(", mtu_bytes: -8"), "qos.sls[0].mtu_bytes: -8 is not allowed: must be at least 1 (0 or absent: the default, 128)", 0},
-		{"larger than a VL holds", sl(", mtu_bytes: 4096"), "switch.max_vl_flits: 48 is not allowed: must hold the largest packet: at least 512 flits", 0},
+		{"larger than a VL holds", sl(", mtu_bytes: 40960"), "switch.max_vl_flits: 4096 is not allowed: must hold the largest packet: at least 5120 flits", 0},
 	} {
 		cfg := fabric.Default()
 		if err := DecodeConfig([]byte(tc.yaml), &cfg); err != nil {

@@ -19,7 +19,6 @@ func linkCase(t *testing.T, preset, pattern string) (fabric.Config, *topo.Channe
 	t.Helper()
 	cfg := fabric.Default()
 	cfg.Topology = fabric.TopologyConfig{Preset: preset}
-	cfg.Switch.CentralBufferFlits = 1024
 	cfg.Traffic.Pattern, cfg.Traffic.Process = pattern, "cbr"
 	cfg.Cycles, cfg.Warmup, cfg.Engine = 12000, 2000, "sequential"
 	spec := cfg.TopologySpec()

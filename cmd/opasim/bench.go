@@ -24,8 +24,8 @@ type scenario struct {
 }
 
 // scenarios are the reference workloads: uniform traffic, 16-flit
-// packets, Bernoulli injection (PERFORMANCE.md's anchors), and the paper
-// mix on a 3D torus.
+// packets, Bernoulli injection, on seed 002's buffers (PERFORMANCE.md's
+// anchors, measured with them), and the paper mix on a 3D torus.
 func scenarios() []scenario {
 	s := []scenario{{"single-switch-48 uniform 0.9", uniformOn("", 0.9)}}
 	for _, p := range []string{"tree-8ary-3", "tree-24ary-2"} {
@@ -47,6 +47,9 @@ func scenarios() []scenario {
 func uniformOn(preset string, load float64) func() fabric.Config {
 	return func() fabric.Config {
 		c := fabric.Default()
+		if err := fabric.ApplyHardwarePreset(&c, fabric.HardwareSeed002); err != nil {
+			panic(err) // a built-in preset
+		}
 		c.Topology.Preset, c.Traffic.Load, c.Traffic.MessageFlits = preset, load, 16
 		return c
 	}

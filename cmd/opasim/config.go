@@ -13,19 +13,19 @@ import (
 
 // runFlags are the flags that override the config file.
 type runFlags struct {
-	config, pattern, engine, out, scheduler string
-	cpuProfile, memProfile, execTrace       string
-	preset, traffic, schedulerView          string
-	trace                                   string
-	traceSL                                 int
-	preempt                                 []string
-	preemptMin                              int
-	ports                                   int
-	load                                    float64
-	cycles, warmup, window                  int64
-	seed                                    uint64
-	observe                                 observeFlags
-	dist                                    distFlags
+	config, pattern, engine, out, scheduler  string
+	cpuProfile, memProfile, execTrace        string
+	preset, traffic, hardware, schedulerView string
+	trace                                    string
+	traceSL                                  int
+	preempt                                  []string
+	preemptMin                               int
+	ports                                    int
+	load                                     float64
+	cycles, warmup, window                   int64
+	seed                                     uint64
+	observe                                  observeFlags
+	dist                                     distFlags
 }
 
 // register binds every flag of `run`: the shared config flags, the point
@@ -50,6 +50,8 @@ func (f *runFlags) registerConfig(fs *pflag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "YAML config file (unknown keys are errors); flags override it")
 	fs.StringVar(&f.preset, "preset", "", "topology preset: "+strings.Join(topo.PresetNames(), ", "))
 	fs.StringVar(&f.traffic, "traffic", "", "traffic scenario applied before the config file: "+strings.Join(fabric.TrafficPresets(), ", "))
+	fs.StringVar(&f.hardware, "hardware", "", "buffer configuration applied before --traffic and the config file: "+strings.Join(fabric.HardwarePresets(), ", ")+
+		" (default: seed000's buffers; seed002: the single switch's 256-flit buffers, for its experiments)")
 	fs.IntVar(&f.ports, "ports", 0, "switch ports, one NIC each (multiple of 4, >= 8; default 48)")
 	fs.StringVar(&f.pattern, "pattern", "", "destination pattern (uniform, neighbour, bit_reversal, bit_complement, transpose, shuffle, hot_spot)")
 	fs.Int64Var(&f.cycles, "cycles", 0, "cycles to simulate, warm-up included (default 20000)")
@@ -73,6 +75,11 @@ const TraceCycles = 1 << 50
 // load builds the effective config: defaults, then the file, then flags.
 func (f *runFlags) effective(fs *pflag.FlagSet) (fabric.Config, error) {
 	cfg := fabric.Default()
+	if fs.Changed("hardware") {
+		if err := fabric.ApplyHardwarePreset(&cfg, f.hardware); err != nil {
+			return cfg, fmt.Errorf("--%w", err)
+		}
+	}
 	if fs.Changed("traffic") {
 		if err := fabric.ApplyTrafficPreset(&cfg, f.traffic); err != nil {
 			return cfg, fmt.Errorf("--%w", err)

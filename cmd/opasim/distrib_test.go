@@ -160,11 +160,10 @@ func resultsMap(t *testing.T, path string) map[string]any {
 func TestDistributedEqualsOneProcess(t *testing.T) {
 	reduced := testlong.Reduced(t)
 	dir := t.TempDir()
-	torus := writer(t, dir)("torus.yaml", "switch:\n  central_buffer_flits: 1024\n")
 	for _, c := range []struct {
 		name, preset, config string
 		quick                int // the members the quick suite runs it on
-	}{{"tree", "tree-8ary-2", "", 3}, {"torus", "torus2d-4x4", torus, 2}} {
+	}{{"tree", "tree-8ary-2", "", 3}, {"torus", "torus2d-4x4", "", 2}} {
 		args := []string{"--preset", c.preset, "--cycles", "1500", "--warmup", "300", "--load", "0.7"}
 		if c.config != "" {
 			args = append(args, "--config", c.config)

@@ -15,21 +15,21 @@ import (
 // and wake for one message, a torus's datelines). The actor engine's tests
 // and the distributed run's use them.
 func Configs() map[string]fabric.Config {
-	uniform := fabric.Default()
+	uniform := small002()
 	uniform.Cycles, uniform.Warmup, uniform.Traffic.Load = 6000, 1000, 0.9
-	small := fabric.Default()
+	small := small002()
 	small.Topology.Ports, small.Cycles, small.Warmup = 8, 6000, 1000
 	small.Traffic.Pattern, small.Traffic.Load = "hot_spot", 0.7
-	mix := fabric.Default()
+	mix := small002()
 	mix.Cycles, mix.Warmup, mix.Traffic.Load = 6000, 1000, 0.6
 	mix.Traffic.ShortMessageFlits, mix.Traffic.LongMessageFlits, mix.Traffic.ShortMessagePercent = 4, 64, 60
 	mix.Traffic.Pattern = "bit_reversal"
-	odd := fabric.Default()
+	odd := small002()
 	odd.Cycles, odd.Warmup = 6000, 1000
 	odd.Switch.Latency = fabric.LatencyConfig{RT: 7, SBIn: 11, SBOut: 13, AT: 5, XMPort: 3, XCentral: 1, Fly: 3}
 	all := map[string]fabric.Config{"uniform 0.9": uniform, "8 ports hot spot": small, "short/long mix": mix, "odd latencies": odd}
 	for _, s := range sched.Default().Names() {
-		c := fabric.Default()
+		c := small002()
 		if err := fabric.ApplyTrafficPreset(&c, "paper-mix"); err != nil {
 			panic(err)
 		}
@@ -60,7 +60,7 @@ func Configs() map[string]fabric.Config {
 	slowDRR := all["paper mix, drr"]
 	slowDRR.QoS.DecisionCycles, slowDRR.QoS.CounterBits = 5, 10
 	all["paper mix, drr, 5-cycle decisions, 10-bit saturating counters"] = slowDRR
-	tree := fabric.Default()
+	tree := small002()
 	tree.Topology.Preset, tree.Cycles, tree.Warmup, tree.Traffic.Load = "tree-8ary-2", 3000, 500, 0.6
 	all["8-ary 2-tree"] = tree
 	tp := tree
@@ -78,10 +78,26 @@ func Configs() map[string]fabric.Config {
 	light := tree
 	light.Cycles, light.Traffic.Load, light.Seed = 20000, 0.05, 3
 	all["8-ary 2-tree, light load"] = light
-	torus := fabric.Default()
+	torus := small002()
 	torus.Topology = fabric.TopologyConfig{Kind: "torus", Dims: []int{3, 2}, NICsPerSwitch: 4, Trunk: 2}
 	torus.Cycles, torus.Warmup, torus.Traffic.Load = 3000, 500, 0.8
 	torus.Switch.CentralBufferFlits = 1024 // a lane per (direction, VL): 5 x 8 x 16 flits reserved
 	all["3x2 torus"] = torus
+	// The default buffers (seed 000's): deep queues, few credit stalls.
+	big := fabric.Default()
+	big.Topology = torus.Topology
+	big.Cycles, big.Warmup, big.Traffic.Load = 3000, 500, 1.0
+	all["3x2 torus, default buffers"] = big
 	return all
+}
+
+// small002 is the default config with seed 002's small buffers (the
+// hardware preset seed002), under which every buffer fills and credits
+// run out: the configs above were made for it.
+func small002() fabric.Config {
+	c := fabric.Default()
+	if err := fabric.ApplyHardwarePreset(&c, fabric.HardwareSeed002); err != nil {
+		panic(err)
+	}
+	return c
 }
