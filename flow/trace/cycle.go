@@ -13,19 +13,37 @@ import (
 // whose dependencies all point backward is checked in one pass; otherwise
 // Kahn's algorithm runs in O(flows + dependencies) and 16 bytes a flow.
 func findCycle(flows []dynamic.Flow) []int32 {
+	if forward, valid := pointsForward(flows); !valid || !forward {
+		return nil // an invalid list is not one dynamic.RunWith takes; it says why
+	}
+	left := unordered(flows)
+	if left == nil {
+		return nil
+	}
+	return cycleAmong(flows, left)
+}
+
+// pointsForward reports whether a flow of flows depends on itself or on
+// a later flow (forward), and whether every dependency is a flow of the
+// list (valid; forward is false when it is not).
+func pointsForward(flows []dynamic.Flow) (forward, valid bool) {
 	n := len(flows)
-	forward := false
 	for i, f := range flows {
 		for _, d := range f.Deps {
 			if d < 0 || d >= n {
-				return nil // not a list dynamic.RunWith takes; it says why
+				return false, false
 			}
 			forward = forward || d >= i
 		}
 	}
-	if !forward {
-		return nil
-	}
+	return forward, true
+}
+
+// unordered orders flows by their dependencies (Kahn's algorithm) and
+// returns, per flow, its dependencies left unordered, or nil if every
+// flow was ordered. The dependencies must be flows of the list.
+func unordered(flows []dynamic.Flow) []int32 {
+	n := len(flows)
 	start := make([]int32, n+1) // the flows waiting for flow v: after[start[v]:start[v+1]]
 	for _, f := range flows {
 		for _, d := range f.Deps {
@@ -60,8 +78,14 @@ func findCycle(flows []dynamic.Flow) []int32 {
 	if len(queue) == n {
 		return nil
 	}
-	// Every flow left waits for a flow left: following such waits from
-	// one of them comes back to a flow already met.
+	return left
+}
+
+// cycleAmong returns a cycle among the flows with dependencies left
+// unordered (left[v] > 0, as unordered returns). Every flow left waits
+// for a flow left: following such waits from one of them comes back to a
+// flow already met.
+func cycleAmong(flows []dynamic.Flow, left []int32) []int32 {
 	v := int32(-1)
 	for i, l := range left {
 		if l > 0 {
