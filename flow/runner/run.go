@@ -15,8 +15,6 @@ import (
 	"github.com/opasim/opasim/flow/static"
 	"github.com/opasim/opasim/flow/storage"
 	"github.com/opasim/opasim/flow/trace"
-	"github.com/opasim/opasim/flow/workload"
-	"github.com/opasim/opasim/workloads/vef"
 )
 
 // Results are a flow-level run's: its config, network, figures and
@@ -185,112 +183,15 @@ type dynamicRun struct {
 // model's flow that the network cannot route (failed cables) is an error
 // naming its servers; a pattern's is counted unfinished.
 func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dynamic.Options, budget spec.Budget, show Show) (*dynamicRun, string, error) {
-	d := cfg.Dynamic
-	phase := d.PhaseFlows
-	if phase == 0 {
-		phase = math.MaxInt32
-	}
-	servers := net.Graph.NumServers()
 	var pr Progress
 	defer func() { finish(pr, "stopped") }() // a no-op after the run's own finish
-	// The most flows the budget takes: each workload is counted, or
-	// bounded, up to just past it before its flows are made.
-	most := max(budget.Bytes-cfg.DynamicBytes(net, 0), 0) / spec.DynamicFlowBytes
-	if budget.Bytes <= 0 {
-		most = 1 << 32 // nothing is refused: the counts need not be exact
-	}
-	// check refuses flows flows over the budget; counted (a count that
-	// stops past most), they may be more.
-	check := func(flows int64, counted bool, what string) error {
-		if counted && flows > most {
-			return budget.CheckAtLeast(cfg.DynamicBytes(net, flows), fmt.Sprintf("%s (dynamic engine: more than %d flows at about %d B each)", what, most, spec.DynamicFlowBytes))
-		}
-		return budget.Check(cfg.DynamicBytes(net, flows), fmt.Sprintf("%s (dynamic engine: %d flows at about %d B each)", what, flows, spec.DynamicFlowBytes))
-	}
-	var flows []dynamic.Flow
-	var barriers []int
-	var tsum *TraceSummary
-	var plan *trace.Plan
-	var err error
-	causal := true
-	if tf := cfg.Trace; tf.File != "" {
-		rd, err := vef.Open(tf.File)
-		if err != nil {
-			return nil, "", bad(fmt.Errorf("trace.file: %w", err))
-		}
-		h := rd.Header()
-		what := fmt.Sprintf("trace.file %s (--trace) of %d messages and %d collective parts", tf.File, h.P2PMessages, h.CollectiveParts)
-		if err := check(h.P2PMessages+h.CollectiveParts, false, what); err != nil {
-			rd.Close()
-			return nil, "", bad(err)
-		}
-		limit := func(flows int64) error { return check(flows, false, what+" so far") }
-		if budget.Bytes <= 0 {
-			limit = nil
-		}
-		pr = show.start("flow dynamic", "", 0, false, "reading and replaying %s", tf.File)
-		plan, err = trace.Build(rd, servers, trace.Options{CPUFactor: tf.Factor(), SerialSends: tf.SerialSends, Limit: limit, Stop: opt.Interrupt})
-		rd.Close()
-		if errors.Is(err, trace.ErrStopped) {
-			return nil, "", err
-		}
-		if err != nil {
-			return nil, "", bad(fmt.Errorf("trace.file %s: %w", tf.File, err))
-		}
-		flows = plan.Flows
-		tsum = &TraceSummary{File: tf.File, CPUFactor: tf.Factor(), Tasks: plan.Tasks, Messages: plan.Messages, Parts: plan.Parts,
-			SerialSends: tf.SerialSends}
-	} else if m := cfg.Markov; m.Tasks != 0 {
-		if m.Seed == 0 {
-			m.Seed = cfg.Seed
-		}
-		if err := check(m.MaxFlows(most), m.Comm.Name != "", fmt.Sprintf("markov (%d tasks, max_phases %d)", m.Tasks, m.MaxPhases)); err != nil {
-			return nil, "", bad(err)
-		}
-		flows, _, err = m.Flows(servers)
-	} else if a := cfg.App; a.Kind != "" {
-		if a.Tasks == 0 {
-			a.Tasks = servers
-		}
-		if a.Tasks > servers {
-			return nil, "", bad(fmt.Errorf("app.tasks: %d is not allowed: must be at most the network's %d servers", a.Tasks, servers))
-		}
-		if a.Size == 0 {
-			a.Size = d.FlowSize
-		}
-		if a.Seed == 0 {
-			a.Seed = cfg.Seed
-		}
-		if a.Kind == workload.Bench && a.Pattern == "" {
-			a.Pattern = cfg.Pattern.Name // the run's pattern (--pattern)
-		}
-		n, err := a.MaxFlows(most)
-		if err != nil {
-			return nil, "", bad(err)
-		}
-		if err := check(n, a.Kind == workload.Bench, fmt.Sprintf("app %s (--app) of %d tasks (--tasks) and %d iterations (--iterations)", a.Kind, a.Tasks, max(a.Iterations, 1))); err != nil {
-			return nil, "", bad(err)
-		}
-		flows, barriers, err = a.FlowsAndBarriers()
-	} else {
-		causal = false
-		n := static.CountFlows(pat, most)
-		if err := check(n+n/int64(max(phase, 1)), true, fmt.Sprintf("pattern %s (--pattern) on %d servers", pat.Name(), servers)); err != nil {
-			return nil, "", bad(err)
-		}
-		flows, barriers, err = workload.Phased(pat, phase, d.FlowSize, d.PhaseDelay)
-	}
+	w, err := dynamicWorkload(net, pat, &cfg, opt.Interrupt, budget, show, &pr)
 	if err != nil {
-		return nil, "", bad(err)
+		return nil, "", err
 	}
-	if c := d.RateCap; c > 0 {
-		for i := range flows {
-			if flows[i].RateCap == 0 || flows[i].RateCap > c {
-				flows[i].RateCap = c
-			}
-		}
-	}
-	if tsum == nil {
+	flows, barriers := w.flows, w.barriers
+	capRates(flows, cfg.Dynamic.RateCap)
+	if w.tsum == nil {
 		what := fmt.Sprintf("running %d flows", len(flows))
 		if len(barriers) > 0 {
 			what = fmt.Sprintf("running %d flows (%d, and %d barriers between phases)", len(flows), len(flows)-len(barriers), len(barriers))
@@ -300,7 +201,7 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 			opt.Progress = func(done, total int) { pr.Set(int64(done), int64(total)) }
 		}
 	}
-	opt.NoPathIsError = causal // its dependants could never run: no execution time
+	opt.NoPathIsError = w.causal // its dependants could never run: no execution time
 	r, err := dynamic.RunWith(net.Router, flows, opt)
 	finish(pr, finishState(err, r != nil && r.Interrupted))
 	var np *dynamic.NoPathError
@@ -311,7 +212,30 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 		return nil, "", bad(err)
 	}
 	sum := &dynamicRun{DynamicSummary: DynamicSummary{Flows: len(flows) - len(barriers), Phases: len(barriers) + 1, Unfinished: r.Unfinished,
-		Makespan: r.Makespan, Batches: r.Batches, Resolved: r.Resolved, Trace: tsum}, interrupted: r.Interrupted}
+		Makespan: r.Makespan, Batches: r.Batches, Resolved: r.Resolved, Trace: w.tsum}, interrupted: r.Interrupted}
+	digest := sum.completions(r, flows, barriers)
+	if w.tsum != nil {
+		sum.traceEnds(w.plan, r)
+	}
+	return sum, digest, nil
+}
+
+// capRates caps every flow's rate at c, if c > 0.
+func capRates(flows []dynamic.Flow, c float64) {
+	if !(c > 0) {
+		return
+	}
+	for i := range flows {
+		if flows[i].RateCap == 0 || flows[i].RateCap > c {
+			flows[i].RateCap = c
+		}
+	}
+}
+
+// completions sets the mean completion time of the flows of r that
+// completed, barriers aside, and returns the digest of every flow's start
+// and finish.
+func (sum *dynamicRun) completions(r *dynamic.Result, flows []dynamic.Flow, barriers []int) string {
 	h := fnv.New64a()
 	isBarrier := make(map[int]bool, len(barriers))
 	for _, b := range barriers {
@@ -329,15 +253,19 @@ func dynamicOnce(net *spec.Network, pat static.Pattern, cfg spec.Config, opt dyn
 	if done > 0 {
 		sum.MeanCompletion = total / float64(done) // over the flows that completed
 	}
-	if tsum != nil {
-		tr := plan.Summarize(r)
-		sum.Makespan, tsum.MessageLatency = tr.Execution, tr.MessageLatency
-		tsum.TaskEndMin = math.Inf(1)
-		for _, e := range tr.TaskEnds {
-			tsum.TaskEndMin, tsum.TaskEndMax = min(tsum.TaskEndMin, e), max(tsum.TaskEndMax, e)
-		}
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// traceEnds sets a trace's execution time, message latency and the range
+// of its tasks' ends from plan's run r.
+func (sum *dynamicRun) traceEnds(plan *trace.Plan, r *dynamic.Result) {
+	tsum := sum.Trace
+	tr := plan.Summarize(r)
+	sum.Makespan, tsum.MessageLatency = tr.Execution, tr.MessageLatency
+	tsum.TaskEndMin = math.Inf(1)
+	for _, e := range tr.TaskEnds {
+		tsum.TaskEndMin, tsum.TaskEndMax = min(tsum.TaskEndMin, e), max(tsum.TaskEndMax, e)
 	}
-	return sum, fmt.Sprintf("%016x", h.Sum64()), nil
 }
 
 // runApps runs the applications of cfg.Apps together on the network and
