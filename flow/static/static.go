@@ -130,14 +130,8 @@ const fixedUnit = 1 << 30
 // Run routes every flow of p with r and measures the result.
 func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 	g := r.Graph()
-	if p.Servers() != g.NumServers() {
-		return nil, fmt.Errorf("static pattern %s servers: %d is not allowed: must equal the network's %d servers", p.Name(), p.Servers(), g.NumServers())
-	}
-	if o.Workers < 0 || o.Workers > MaxWorkers {
-		return nil, fmt.Errorf("static workers: %d is not allowed: must be in [0, %d] (0: 1)", o.Workers, MaxWorkers)
-	}
-	if o.Bins < 0 || o.Bins > MaxBins {
-		return nil, fmt.Errorf("static bins: %d is not allowed: must be in [0, %d] (0: 16)", o.Bins, MaxBins)
+	if err := o.check(p, g); err != nil {
+		return nil, err
 	}
 	bins := o.Bins
 	if bins == 0 {
@@ -145,48 +139,140 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 	}
 	n := g.NumServers()
 	nc := min(n, chunks)
-	bound := func(c int) int32 { return int32(int64(c) * int64(n) / int64(nc)) }
+	sr := &staticRun{r: r, p: p, o: &o, g: g, n: n, nc: nc}
 	workers := min(max(o.Workers, 1), nc)
-
-	// Pass 1: link loads and hop counts.
-	ws := make([]*worker, workers)
-	for i := range ws {
-		ws[i] = newWorker(r.Clone(), g.NumLinks())
+	sr.ws = make([]*worker, workers)
+	for i := range sr.ws {
+		sr.ws[i] = newWorker(r.Clone(), g.NumLinks())
 	}
-	var done atomic.Int64
-	step := func() {
-		if o.Progress != nil {
-			o.Progress(int(done.Add(1)), 2*nc)
+	res, routed, err := sr.pass1()
+	if err != nil {
+		return nil, err
+	}
+	res.loadStats(g, bins)
+	if err := sr.pass2(res, routed); err != nil {
+		return nil, err
+	}
+	if o.Connectivity && !res.Interrupted {
+		var err error
+		if res.Connectivity, err = Connect(g, p); err != nil {
+			return nil, err
 		}
 	}
-	// routed[c]: chunk c's sources [bound(c), routed[c]) were routed.
-	routed := make([]int32, nc)
-	for c := range routed {
-		routed[c] = bound(c)
+	return res, nil
+}
+
+// staticRun is one Run's pattern, router, workers and chunks of sources.
+type staticRun struct {
+	r    route.Router
+	p    Pattern
+	o    *Options
+	g    *graph.Graph
+	n    int // servers
+	nc   int // chunks
+	ws   []*worker
+	done atomic.Int64 // chunks done, over both passes
+}
+
+// bound is the first source of chunk c (the sources' end for c = nc).
+func (sr *staticRun) bound(c int) int32 { return int32(int64(c) * int64(sr.n) / int64(sr.nc)) }
+
+// step reports one more chunk done to Options.Progress.
+func (sr *staticRun) step() {
+	if sr.o.Progress != nil {
+		sr.o.Progress(int(sr.done.Add(1)), 2*sr.nc)
 	}
-	parallel(ws, nc, o.Stop, func(w *worker, c int) {
-		routed[c] = bySource(bound(c), bound(c+1), o.Stop, func(lo, hi int32) int64 {
+}
+
+// pass1 routes every flow, chunk by chunk, for the link loads and hop
+// counts, and returns the result so far and, per chunk c, the end of the
+// sources routed from bound(c) (less than bound(c+1) if stopped).
+func (sr *staticRun) pass1() (*Result, []int32, error) {
+	p, o, ws := sr.p, sr.o, sr.ws
+	// routed[c]: chunk c's sources [bound(c), routed[c]) were routed.
+	routed := make([]int32, sr.nc)
+	for c := range routed {
+		routed[c] = sr.bound(c)
+	}
+	parallel(ws, sr.nc, o.Stop, func(w *worker, c int) {
+		routed[c] = bySource(sr.bound(c), sr.bound(c+1), o.Stop, func(lo, hi int32) int64 {
 			n := w.flows + w.unrouted
 			w.pass1(p, lo, hi)
 			return w.flows + w.unrouted - n
 		})
-		step()
+		sr.step()
 	})
 	sources, interrupted := 0, false
 	for c, r := range routed {
-		sources += int(r - bound(c))
-		interrupted = interrupted || r < bound(c+1)
+		sources += int(r - sr.bound(c))
+		interrupted = interrupted || r < sr.bound(c+1)
 	}
 	if err := firstError(ws); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var wg sync.WaitGroup
 	for _, w := range ws {
 		wg.Go(w.finish1)
 	}
 	wg.Wait()
-	res := &Result{Routing: r.Name(), Pattern: p.Name(), Links: g.NumLinks(), Load: ws[0].load,
+	res := &Result{Routing: sr.r.Name(), Pattern: p.Name(), Links: sr.g.NumLinks(), Load: ws[0].load,
 		Sources: sources, Interrupted: interrupted}
+	res.addPass1(ws)
+	return res, routed, nil
+}
+
+// pass2 rates every flow routed in the first pass (chunk c's sources
+// [bound(c), routed[c])) from the relative loads, and sets res's rate
+// figures.
+func (sr *staticRun) pass2(res *Result, routed []int32) error {
+	p, o := sr.p, sr.o
+	var ls *route.Lines
+	if rr, ok := sr.r.(route.RunRouter); ok {
+		ls = rr.Lines()
+	}
+	lim := newLimits(sr.g, res.Load, ls)
+	if res.Unrouted > 0 {
+		lim.up, lim.down = nil, nil // the shortcut would count unroutable flows
+	}
+	part := make([]rates, sr.nc)
+	rated := make([]int32, sr.nc)
+	for c := range rated {
+		rated[c], part[c] = sr.bound(c), rates{min: math.Inf(1)}
+	}
+	parallel(sr.ws, sr.nc, o.Stop, func(w *worker, c int) {
+		rated[c] = bySource(sr.bound(c), routed[c], o.Stop, func(lo, hi int32) int64 {
+			n := part[c].n
+			w.pass2(p, lo, hi, lim, &part[c])
+			return part[c].n - n
+		})
+		sr.step()
+	})
+	if err := firstError(sr.ws); err != nil {
+		return err
+	}
+	res.addRates(part, rated, sr.bound)
+	return nil
+}
+
+// check refuses a pattern p whose servers are not graph g's, and workers
+// or bins out of range.
+func (o *Options) check(p Pattern, g *graph.Graph) error {
+	if p.Servers() != g.NumServers() {
+		return fmt.Errorf("static pattern %s servers: %d is not allowed: must equal the network's %d servers", p.Name(), p.Servers(), g.NumServers())
+	}
+	if o.Workers < 0 || o.Workers > MaxWorkers {
+		return fmt.Errorf("static workers: %d is not allowed: must be in [0, %d] (0: 1)", o.Workers, MaxWorkers)
+	}
+	if o.Bins < 0 || o.Bins > MaxBins {
+		return fmt.Errorf("static bins: %d is not allowed: must be in [0, %d] (0: 16)", o.Bins, MaxBins)
+	}
+	return nil
+}
+
+// addPass1 adds up the workers' flows, paths, unrouted flows, hop counts
+// and link loads (into ws[0]'s, which res.Load is), once the first pass
+// is done; the other workers' loads are dropped.
+func (res *Result) addPass1(ws []*worker) {
 	mergeFixed(ws)
 	for _, w := range ws {
 		res.Flows += w.flows
@@ -205,33 +291,11 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 		}
 		w.load = nil
 	}
-	res.loadStats(g, bins)
+}
 
-	// Pass 2: every flow's rate, from the relative loads.
-	var ls *route.Lines
-	if rr, ok := r.(route.RunRouter); ok {
-		ls = rr.Lines()
-	}
-	lim := newLimits(g, res.Load, ls)
-	if res.Unrouted > 0 {
-		lim.up, lim.down = nil, nil // the shortcut would count unroutable flows
-	}
-	part := make([]rates, nc)
-	rated := make([]int32, nc)
-	for c := range rated {
-		rated[c], part[c] = bound(c), rates{min: math.Inf(1)}
-	}
-	parallel(ws, nc, o.Stop, func(w *worker, c int) {
-		rated[c] = bySource(bound(c), routed[c], o.Stop, func(lo, hi int32) int64 {
-			n := part[c].n
-			w.pass2(p, lo, hi, lim, &part[c])
-			return part[c].n - n
-		})
-		step()
-	})
-	if err := firstError(ws); err != nil {
-		return nil, err
-	}
+// addRates sets the rate figures from the chunks' rates part, chunk c's
+// sources [bound(c), rated[c]) having been rated in the second pass.
+func (res *Result) addRates(part []rates, rated []int32, bound func(int) int32) {
 	res.MinRate = math.Inf(1)
 	ratedFlows := int64(0)
 	for c, pr := range part {
@@ -255,15 +319,10 @@ func Run(r route.Router, p Pattern, o Options) (*Result, error) {
 		res.NonRestrictedPerPort = res.NonRestricted / float64(res.Links)
 		res.RestrictedPerPort = res.Restricted / float64(res.Links)
 	}
-	if o.Connectivity && !res.Interrupted {
-		var err error
-		if res.Connectivity, err = Connect(g, p); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
 }
 
+// loadStats sets the load figures, the load histogram (bins bins) and the
+// hop figures from res's loads and hop counts.
 func (res *Result) loadStats(g *graph.Graph, bins int) {
 	sum := 0.0
 	for l, x := range res.Load {
@@ -589,72 +648,91 @@ func (lim *limits) saturated(src, dst int32) bool {
 func (w *worker) pass2(p Pattern, lo, hi int32, lim *limits, out *rates) {
 	switch {
 	case w.runs != nil:
-		rr, buf := w.runs, w.runBuf
-		sum, least, most, n := out.sum, out.min, out.max, out.n
-		p.Flows(lo, hi, func(src, dst int32) {
-			var worst float64
-			if lim.saturated(src, dst) {
-				worst = lim.maxRel
-			} else {
-				buf = rr.AppendRuns(buf[:0], src, dst)
-				for _, r := range buf {
-					worst = max(worst, lim.rmq.max(r))
-				}
-			}
-			rate := 1 / worst
-			sum += rate
-			least = min(least, rate)
-			most = max(most, rate)
-			n++
-		})
-		w.runBuf = buf
-		*out = rates{sum, least, most, n}
+		w.pass2Runs(p, lo, hi, lim, out)
 	case w.single != nil:
-		sp, buf, rel := w.single, w.buf, lim.rel
-		sum, least, most, n := out.sum, out.min, out.max, out.n
-		p.Flows(lo, hi, func(src, dst int32) {
-			var worst float64
-			if lim.saturated(src, dst) {
-				worst = lim.maxRel
-			} else {
-				buf = sp.AppendPath(buf[:0], src, dst)
-				for _, l := range buf {
-					worst = max(worst, rel[l])
-				}
-			}
-			rate := 1 / worst
-			sum += rate
-			least = min(least, rate)
-			most = max(most, rate)
-			n++
-		})
-		w.buf = buf
-		*out = rates{sum, least, most, n}
+		w.pass2Single(p, lo, hi, lim, out)
 	default:
-		rate := 0.0
-		onPath := func(links []int32, share float64) {
-			worst := 0.0
-			for _, l := range links {
-				worst = max(worst, lim.rel[l])
-			}
-			rate += share / worst
-		}
-		p.Flows(lo, hi, func(src, dst int32) {
-			if w.err != nil {
-				return
-			}
-			if lim.saturated(src, dst) {
-				out.add(1 / lim.maxRel)
-				return
-			}
-			rate = 0
-			switch err := w.r.Route(src, dst, onPath); {
-			case err == nil:
-				out.add(rate)
-			case errors.Is(err, route.ErrNoPath):
-			default:
-				w.err = err
-			}
-		})
+		w.pass2Multi(p, lo, hi, lim, out)
 	}
+}
+
+// pass2Runs is pass2 for a router that gives a flow's path as runs of
+// lines (route.RunRouter): a run's most loaded link is a range maximum.
+func (w *worker) pass2Runs(p Pattern, lo, hi int32, lim *limits, out *rates) {
+	rr, buf := w.runs, w.runBuf
+	sum, least, most, n := out.sum, out.min, out.max, out.n
+	p.Flows(lo, hi, func(src, dst int32) {
+		var worst float64
+		if lim.saturated(src, dst) {
+			worst = lim.maxRel
+		} else {
+			buf = rr.AppendRuns(buf[:0], src, dst)
+			for _, r := range buf {
+				worst = max(worst, lim.rmq.max(r))
+			}
+		}
+		rate := 1 / worst
+		sum += rate
+		least = min(least, rate)
+		most = max(most, rate)
+		n++
+	})
+	w.runBuf = buf
+	*out = rates{sum, least, most, n}
+}
+
+// pass2Single is pass2 for a router that gives every flow one path.
+func (w *worker) pass2Single(p Pattern, lo, hi int32, lim *limits, out *rates) {
+	sp, buf, rel := w.single, w.buf, lim.rel
+	sum, least, most, n := out.sum, out.min, out.max, out.n
+	p.Flows(lo, hi, func(src, dst int32) {
+		var worst float64
+		if lim.saturated(src, dst) {
+			worst = lim.maxRel
+		} else {
+			buf = sp.AppendPath(buf[:0], src, dst)
+			for _, l := range buf {
+				worst = max(worst, rel[l])
+			}
+		}
+		rate := 1 / worst
+		sum += rate
+		least = min(least, rate)
+		most = max(most, rate)
+		n++
+	})
+	w.buf = buf
+	*out = rates{sum, least, most, n}
+}
+
+// pass2Multi is pass2 for any router (multipath ones: a flow's rate is
+// the sum over its paths of their shares over their most loaded links).
+// A routing error other than route.ErrNoPath is kept in w.err and ends
+// the pass.
+func (w *worker) pass2Multi(p Pattern, lo, hi int32, lim *limits, out *rates) {
+	rate := 0.0
+	onPath := func(links []int32, share float64) {
+		worst := 0.0
+		for _, l := range links {
+			worst = max(worst, lim.rel[l])
+		}
+		rate += share / worst
+	}
+	p.Flows(lo, hi, func(src, dst int32) {
+		if w.err != nil {
+			return
+		}
+		if lim.saturated(src, dst) {
+			out.add(1 / lim.maxRel)
+			return
+		}
+		rate = 0
+		switch err := w.r.Route(src, dst, onPath); {
+		case err == nil:
+			out.add(rate)
+		case errors.Is(err, route.ErrNoPath):
+		default:
+			w.err = err
+		}
+	})
 }
