@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/opasim/opasim/fabric/sched"
 )
 
 // slColors: VO blue as in the paper, then green, red, orange, purple...
@@ -28,23 +30,31 @@ var slColors = []color.Color{
 
 func slColor(i int) color.Color { return slColors[i%len(slColors)] }
 
-// schedulerGlyphs follow the paper: DTable (DT) filled circles, SBT
-// squares, RR crosses; the variants and the other schedulers get their
-// own, two drawn over one another once the plain ones run out
-// (TestSchedulerGlyphs: every registered scheduler has one, no two alike).
-// Outlines and crosses drawn over a filled marker of the same colour stay
-// visible: each mark is drawn over a white rim.
-var schedulerGlyphs = map[string]draw.GlyphDrawer{
-	"dtable": mark{shapeCircle, true}, "sbt": mark{shapeSquare, false}, "rr": mark{shapeCross, false},
-	"sbt_strict": mark{shapeTriangle, false}, "rr_vl": mark{shapePlus, false}, "rr_burst": mark{shapeTriangle, true},
-	"strict": mark{shapeSquare, true}, "wrr": mark{shapeCircle, false},
-	"drr":        overlay{mark{shapeSquare, false}, mark{shapeCross, false}},
-	"vlarb":      overlay{mark{shapeSquare, true}, mark{shapePlus, false}},
-	"dtable_sc":  overlay{mark{shapeCircle, false}, mark{shapePlus, false}},
-	"sbt_switch": overlay{mark{shapeDiamond, false}, mark{shapePlus, false}}, // a plus, as sbt per switch: the same decisions
+// schedulerGlyph is the marker a scheduler's registration gives it
+// (sched.Registration.Mark: DTable filled circles, SBT squares, RR crosses
+// as in the paper, the others their own, two drawn over one another once
+// the plain ones run out; TestSchedulerGlyphs: no two alike). Outlines and
+// crosses drawn over a filled marker of the same colour stay visible: each
+// mark is drawn over a white rim. An unregistered name gets otherGlyph.
+func schedulerGlyph(name string) draw.GlyphDrawer {
+	reg, err := sched.Default().Get(name)
+	if err != nil || reg.Mark.Shape == sched.ShapeNone {
+		return otherGlyph
+	}
+	under := mark{shapeOf[reg.Mark.Shape], reg.Mark.Filled}
+	if reg.Mark.Over == sched.ShapeNone {
+		return under
+	}
+	return overlay{under, mark{shapeOf[reg.Mark.Over], false}}
 }
 
-// otherGlyph marks a scheduler schedulerGlyphs does not list.
+// shapeOf draws each of the registrations' shapes.
+var shapeOf = map[sched.Shape]markShape{
+	sched.ShapeCircle: shapeCircle, sched.ShapeSquare: shapeSquare, sched.ShapeTriangle: shapeTriangle,
+	sched.ShapeDiamond: shapeDiamond, sched.ShapeCross: shapeCross, sched.ShapePlus: shapePlus,
+}
+
+// otherGlyph marks a scheduler with no registered marker.
 var otherGlyph draw.GlyphDrawer = mark{shapeDiamond, false}
 
 // overlay draws one glyph over another (a ring with a plus inside, a box
@@ -60,24 +70,12 @@ func (o overlay) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 // schedulerStyle is a scheduler's marker and its dashes, which follow its
 // place in the sweep so every figure of a sweep agrees.
 func schedulerStyle(sum *Summary, name string) (draw.GlyphDrawer, []vg.Length) {
-	g, ok := schedulerGlyphs[name]
-	if !ok {
-		g = otherGlyph
-	}
-	return g, plotutil.Dashes(max(slices.Index(sum.Schedulers, name), 0))
+	return schedulerGlyph(name), plotutil.Dashes(max(slices.Index(sum.Schedulers, name), 0))
 }
 
-var schedulerLabels = map[string]string{
-	"dtable": "DTable (DT)", "sbt": "SBT", "sbt_strict": "SBT strict", "rr": "RR", "rr_vl": "RR per VL",
-	"rr_burst": "RR as SBT", "dtable_sc": "DTable per SC", "sbt_switch": "SBT per switch",
-}
-
-func schedulerLabel(name string) string {
-	if l, ok := schedulerLabels[name]; ok {
-		return l
-	}
-	return name
-}
+// schedulerLabel is how the figures name a scheduler (its registration's
+// Label).
+func schedulerLabel(name string) string { return sched.Default().Label(name) }
 
 // logTicks labels 1, 2 and 5 of every decade, and 3 too when that gives
 // fewer than 5 labels, and every digit when that still does; the other

@@ -154,7 +154,38 @@ type Registration struct {
 	// Table 3); the caller builds each switch's output ports with it
 	// (Registry.NewSwitch) and everything else (a NIC) with New.
 	PerSwitch SwitchFactory
+	// StateBits is the scheduler's storage, in bits, per output port and
+	// shared by a switch's ports, in a switch of d (Registry.StateSize);
+	// TestStateSizes wants one for every registered scheduler.
+	StateBits func(d Dims) (port, shared int)
+	// Label names the scheduler in plots ("": its name).
+	Label string
+	// Mark is its marker in the sweep's plots; no two registered
+	// schedulers may share one (TestSchedulerGlyphs).
+	Mark Mark
 }
+
+// Mark is a plot marker: a shape, filled or not, with another shape drawn
+// over it (Over; ShapeNone for none).
+type Mark struct {
+	Shape  Shape
+	Filled bool
+	Over   Shape
+}
+
+// Shape is a marker's shape.
+type Shape uint8
+
+// The marker shapes.
+const (
+	ShapeNone Shape = iota
+	ShapeCircle
+	ShapeSquare
+	ShapeTriangle
+	ShapeDiamond
+	ShapeCross
+	ShapePlus
+)
 
 // SwitchFactory builds the schedulers of a switch's ports output ports,
 // element j for port j. They may share what none of them writes (the
@@ -205,6 +236,15 @@ func (r *Registry) NewSwitch(name string, cfg Config, ports int) ([]Scheduler, e
 		}
 	}
 	return s, nil
+}
+
+// Label is how plots name the scheduler called name (its registration's
+// Label, else the name).
+func (r *Registry) Label(name string) string {
+	if reg, err := r.Get(name); err == nil && reg.Label != "" {
+		return reg.Label
+	}
+	return name
 }
 
 // New builds the scheduler called name.

@@ -71,66 +71,73 @@ func lg(x int) int {
 // starts at -1, before the first packet): ⌈log2 (x + 1)⌉.
 func lgNone(x int) int { return lg(x + 1) }
 
-// stateSizes is each built-in scheduler's storage per port and per switch,
-// field by field of its type (the comments name the fields);
-// TestStateSizes checks that every registered scheduler has one.
-var stateSizes = map[string]func(d Dims) (port, shared int){
-	// lastSL (or none), nextVL per SL
-	"rr": func(d Dims) (int, int) { return lgNone(d.SLs) + d.SLs*lg(d.VLs), 0 },
-	// last (or none)
-	"rr_vl": func(d Dims) (int, int) { return lgNone(d.VLs), 0 },
-	// sbt's: the paper builds RR as an SBT table (its Table 1)
-	"rr_burst": sbtBits,
-	"sbt":      sbtBits,
-	// per port its column and last_vl_selec; per switch the Weight column
-	"sbt_switch": func(d Dims) (int, int) {
-		return d.SLs*d.CounterBits + lg(d.VLs), d.SLs * d.CounterBits
-	},
-	// initial, weights, cur, lastVL per SL (or none)
-	"sbt_strict": func(d Dims) (int, int) {
-		return 2*d.SLs*d.CounterBits + lg(d.SLs) + d.SLs*lgNone(d.VLs), 0
-	},
-	// table (SL, weight), mtu, deficit, acc, lastSL (or none), cur (or
-	// none), scNext per SL
-	"dtable": func(d Dims) (int, int) {
-		return d.Entries*(lg(d.SLs)+d.CounterBits) + 2*d.SLs*d.CounterBits + d.CounterBits +
-			lgNone(d.SLs) + lgNone(d.Entries) + d.SLs*lg(d.SCsPerSL), 0
-	},
-	// table (SL, weight), acc per SC, lastSL (or none), cur (or none),
-	// scNext and remNext per SL
-	"dtable_sc": func(d Dims) (int, int) {
-		return d.Entries*(lg(d.SLs)+d.CounterBits) + d.SCs*d.CounterBits +
-			lgNone(d.SLs) + lgNone(d.Entries) + 2*d.SLs*lg(d.SCsPerSL), 0
-	},
-	// lastVL per SL (or none)
-	"strict": func(d Dims) (int, int) { return d.SLs * lgNone(d.VLs), 0 },
-	// weights, cur (or none), sent, lastVL per SL (or none)
-	"wrr": func(d Dims) (int, int) {
-		return d.SLs*d.CounterBits + lgNone(d.SLs) + d.CounterBits + d.SLs*lgNone(d.VLs), 0
-	},
-	// quantum, deficit, cur (or none), open, lastVL per SL (or none)
-	"drr": func(d Dims) (int, int) {
-		return 2*d.SLs*d.CounterBits + lgNone(d.SLs) + 1 + d.SLs*lgNone(d.VLs), 0
-	},
-	// both tables (SL, weight), each table's cur (or none) and rem, limit,
-	// highRun, lastFree (or none), lastVL per SL (or none)
-	"vlarb": func(d Dims) (int, int) {
-		return (d.HighEntries+d.LowEntries)*(lg(d.SLs)+d.CounterBits) +
-			lgNone(d.HighEntries) + lgNone(d.LowEntries) + 2*d.CounterBits +
-			2*d.CounterBits + lgNone(d.SLs) + d.SLs*lgNone(d.VLs), 0
-	},
+// rrBits: lastSL (or none), nextVL per SL
+func rrBits(d Dims) (int, int) {
+	return lgNone(d.SLs) + d.SLs*lg(d.VLs), 0
+}
+
+// rrVLBits: last (or none)
+func rrVLBits(d Dims) (int, int) {
+	return lgNone(d.VLs), 0
+}
+
+// sbtSwitchBits: per port its column and last_vl_selec; per switch the Weight column
+func sbtSwitchBits(d Dims) (int, int) {
+	return d.SLs*d.CounterBits + lg(d.VLs), d.SLs * d.CounterBits
+}
+
+// sbtStrictBits: initial, weights, cur, lastVL per SL (or none)
+func sbtStrictBits(d Dims) (int, int) {
+	return 2*d.SLs*d.CounterBits + lg(d.SLs) + d.SLs*lgNone(d.VLs), 0
+}
+
+// dtableBits: table (SL, weight), mtu, deficit, acc, lastSL (or none), cur (or
+// none), scNext per SL
+func dtableBits(d Dims) (int, int) {
+	return d.Entries*(lg(d.SLs)+d.CounterBits) + 2*d.SLs*d.CounterBits + d.CounterBits +
+		lgNone(d.SLs) + lgNone(d.Entries) + d.SLs*lg(d.SCsPerSL), 0
+}
+
+// dtableSCBits: table (SL, weight), acc per SC, lastSL (or none), cur (or none),
+// scNext and remNext per SL
+func dtableSCBits(d Dims) (int, int) {
+	return d.Entries*(lg(d.SLs)+d.CounterBits) + d.SCs*d.CounterBits +
+		lgNone(d.SLs) + lgNone(d.Entries) + 2*d.SLs*lg(d.SCsPerSL), 0
+}
+
+// strictBits: lastVL per SL (or none)
+func strictBits(d Dims) (int, int) {
+	return d.SLs * lgNone(d.VLs), 0
+}
+
+// wrrBits: weights, cur (or none), sent, lastVL per SL (or none)
+func wrrBits(d Dims) (int, int) {
+	return d.SLs*d.CounterBits + lgNone(d.SLs) + d.CounterBits + d.SLs*lgNone(d.VLs), 0
+}
+
+// drrBits: quantum, deficit, cur (or none), open, lastVL per SL (or none)
+func drrBits(d Dims) (int, int) {
+	return 2*d.SLs*d.CounterBits + lgNone(d.SLs) + 1 + d.SLs*lgNone(d.VLs), 0
+}
+
+// vlarbBits: both tables (SL, weight), each table's cur (or none) and rem, limit,
+// highRun, lastFree (or none), lastVL per SL (or none)
+func vlarbBits(d Dims) (int, int) {
+	return (d.HighEntries+d.LowEntries)*(lg(d.SLs)+d.CounterBits) +
+		lgNone(d.HighEntries) + lgNone(d.LowEntries) + 2*d.CounterBits +
+		2*d.CounterBits + lgNone(d.SLs) + d.SLs*lgNone(d.VLs), 0
 }
 
 // sbtBits: initial and weights per SL, last_vl_selec (starts at 0).
 func sbtBits(d Dims) (int, int) { return 2*d.SLs*d.CounterBits + lg(d.VLs), 0 }
 
 // StateSize is the storage of the scheduler called name in a switch of
-// d.Ports output ports.
-func StateSize(name string, d Dims) (StateBits, error) {
-	f, ok := stateSizes[name]
-	if !ok {
+// d.Ports output ports (its registration's StateBits).
+func (r *Registry) StateSize(name string, d Dims) (StateBits, error) {
+	reg, err := r.Get(name)
+	if err != nil || reg.StateBits == nil {
 		return StateBits{}, fmt.Errorf("scheduler %q: no state size known", name)
 	}
-	port, shared := f(d)
+	port, shared := reg.StateBits(d)
 	return StateBits{Port: port, Shared: shared, Switch: d.Ports*port + shared}, nil
 }

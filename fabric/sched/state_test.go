@@ -35,7 +35,7 @@ func TestStateSizes(t *testing.T) {
 		"vlarb":      {Port: 5*(3+16) + 1 + 3 + 2*16 + 2*16 + 3 + 5*4, Switch: 48 * 186}, // 186
 	}
 	for _, name := range Default().Names() {
-		got, err := StateSize(name, stateDims48)
+		got, err := Default().StateSize(name, stateDims48)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -46,7 +46,7 @@ func TestStateSizes(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", name, got, w)
 		}
 	}
-	if _, err := StateSize("fifo", stateDims48); err == nil {
+	if _, err := Default().StateSize("fifo", stateDims48); err == nil {
 		t.Error("StateSize(fifo): no error")
 	}
 }
@@ -88,7 +88,7 @@ func TestStateSizeDocs(t *testing.T) {
 			t.Errorf("%s: no row in the State size table", name)
 			continue
 		}
-		want, _ := StateSize(name, stateDims48)
+		want, _ := Default().StateSize(name, stateDims48)
 		for k, w := range []int{want.Port, want.Shared, want.Switch} {
 			s := strings.ReplaceAll(strings.TrimSpace(cells[k]), ",", "")
 			if s == "—" {
