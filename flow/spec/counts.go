@@ -93,78 +93,13 @@ func (t *Topology) Counts() (n Counts, ok bool) {
 		s := pow(k, lv)
 		return Counts{Servers: s, Switches: mul(lv, pow(k, lv-1)), Links: mul(2, lv, s)}, true
 	case KindTorus, KindMesh:
-		// W = Π dims switches, c·W servers; links: 2·c·W to and from the
-		// servers, and along dimension i, 2·W on a torus (when dims[i] > 1),
-		// 2·(dims[i] − 1)·W/dims[i] on a mesh.
-		if len(t.Dims) == 0 || t.ServersPerSwitch < 1 {
-			return Counts{}, false
-		}
-		for _, d := range t.Dims {
-			if d < 1 {
-				return Counts{}, false
-			}
-		}
-		w := int64(1)
-		for _, d := range t.Dims {
-			w = mul(w, i64(d))
-		}
-		c := i64(t.ServersPerSwitch)
-		links := mul(2, c, w)
-		if w >= countCap {
-			return Counts{Servers: countCap, Switches: countCap, Links: countCap}, true
-		}
-		for _, d := range t.Dims { // W < 2^62: W/dims[i] is exact
-			switch {
-			case d == 1:
-			case t.Kind == KindTorus:
-				links = add(links, mul(2, w))
-			default:
-				links = add(links, mul(2, i64(d-1), w/i64(d)))
-			}
-		}
-		return Counts{Servers: mul(c, w), Switches: w, Links: links}, true
-	case KindXGFT:
-		if len(t.M) == 0 || len(t.W) != len(t.M) {
-			return Counts{}, false
-		}
-		for i := range t.M {
-			if t.M[i] < 1 || t.W[i] < 1 {
-				return Counts{}, false
-			}
-		}
-		return xgftCounts(len(t.M), func(i int) int64 { return i64(t.M[i]) }, func(i int) int64 { return i64(t.W[i]) }), true
-	case KindThinTree: // XGFT(n; k..k; 1, k'..k')
-		if t.K < 2 || t.KUp < 1 || t.KUp > t.K || t.N < 1 {
-			return Counts{}, false
-		}
-		k, up := i64(t.K), i64(t.KUp)
-		w := func(i int) int64 {
-			if i == 0 {
-				return 1
-			}
-			return up
-		}
-		return xgftCounts(t.N, func(int) int64 { return k }, w), true
+		return t.gridCounts()
+	case KindXGFT, KindThinTree:
+		return t.xgftKindCounts()
 	case KindDragonfly:
-		// g = a·h + 1 groups of a routers of p servers: g·a routers, g·a·p
-		// servers; links 2·g·a·p (servers), g·a·(a−1) (local), g·a·h
-		// (global).
-		if t.A < 1 || t.H < 1 || t.P < 1 {
-			return Counts{}, false
-		}
-		a, h, p := i64(t.A), i64(t.H), i64(t.P)
-		ga := mul(add(mul(a, h), 1), a)
-		return Counts{Servers: mul(ga, p), Switches: ga,
-			Links: add(mul(2, ga, p), mul(ga, a-1), mul(ga, h))}, true
+		return t.dragonflyCounts()
 	case KindJellyfish:
-		// n switches of k ports, r to switches: n·(k−r) servers; at most
-		// 2·n·(k−r) + 2·⌊n·r/2⌋ links.
-		n, k, r := i64(t.Switches), i64(t.Ports), i64(t.SwitchPorts)
-		if n < 2 || r < 1 || r > n-1 || k < r+1 {
-			return Counts{}, false
-		}
-		s := mul(n, k-r)
-		return Counts{Servers: s, Switches: n, Links: add(mul(2, s), mul(2, mul(n, r)/2)), LinksAtMost: true}, true
+		return t.jellyfishCounts()
 	case KindBCube:
 		// n^(k+1) servers, (k+1)·n^k switches, 2·(k+1)·n^(k+1) links.
 		if t.N < 2 || t.K < 0 {
@@ -195,6 +130,98 @@ func (t *Topology) Counts() (n Counts, ok bool) {
 		return hcnCounts(i64(t.Alpha), i64(t.Beta), i64(t.H), i64(t.Gamma)), true
 	}
 	return Counts{}, false
+}
+
+// gridCounts is Counts for a torus or a mesh.
+func (t *Topology) gridCounts() (Counts, bool) {
+	// W = Π dims switches, c·W servers; links: 2·c·W to and from the
+	// servers, and along dimension i, 2·W on a torus (when dims[i] > 1),
+	// 2·(dims[i] − 1)·W/dims[i] on a mesh.
+	if len(t.Dims) == 0 || t.ServersPerSwitch < 1 {
+		return Counts{}, false
+	}
+	for _, d := range t.Dims {
+		if d < 1 {
+			return Counts{}, false
+		}
+	}
+	w := int64(1)
+	for _, d := range t.Dims {
+		w = mul(w, int64(d))
+	}
+	c := int64(t.ServersPerSwitch)
+	links := mul(2, c, w)
+	if w >= countCap {
+		return Counts{Servers: countCap, Switches: countCap, Links: countCap}, true
+	}
+	for _, d := range t.Dims { // W < 2^62: W/dims[i] is exact
+		switch {
+		case d == 1:
+		case t.Kind == KindTorus:
+			links = add(links, mul(2, w))
+		default:
+			links = add(links, mul(2, int64(d-1), w/int64(d)))
+		}
+	}
+	return Counts{Servers: mul(c, w), Switches: w, Links: links}, true
+}
+
+// xgftKindCounts is Counts for an XGFT or a thin tree
+// (XGFT(n; k..k; 1, k'..k')).
+func (t *Topology) xgftKindCounts() (Counts, bool) {
+	if t.Kind == KindThinTree {
+		return t.thinTreeCounts()
+	}
+	if len(t.M) == 0 || len(t.W) != len(t.M) {
+		return Counts{}, false
+	}
+	for i := range t.M {
+		if t.M[i] < 1 || t.W[i] < 1 {
+			return Counts{}, false
+		}
+	}
+	return xgftCounts(len(t.M), func(i int) int64 { return int64(t.M[i]) }, func(i int) int64 { return int64(t.W[i]) }), true
+}
+
+// thinTreeCounts is Counts for a thin tree, XGFT(n; k..k; 1, k'..k').
+func (t *Topology) thinTreeCounts() (Counts, bool) {
+	if t.K < 2 || t.KUp < 1 || t.KUp > t.K || t.N < 1 {
+		return Counts{}, false
+	}
+	k, up := int64(t.K), int64(t.KUp)
+	w := func(i int) int64 {
+		if i == 0 {
+			return 1
+		}
+		return up
+	}
+	return xgftCounts(t.N, func(int) int64 { return k }, w), true
+}
+
+// dragonflyCounts is Counts for a dragonfly.
+func (t *Topology) dragonflyCounts() (Counts, bool) {
+	// g = a·h + 1 groups of a routers of p servers: g·a routers, g·a·p
+	// servers; links 2·g·a·p (servers), g·a·(a−1) (local), g·a·h
+	// (global).
+	if t.A < 1 || t.H < 1 || t.P < 1 {
+		return Counts{}, false
+	}
+	a, h, p := int64(t.A), int64(t.H), int64(t.P)
+	ga := mul(add(mul(a, h), 1), a)
+	return Counts{Servers: mul(ga, p), Switches: ga,
+		Links: add(mul(2, ga, p), mul(ga, a-1), mul(ga, h))}, true
+}
+
+// jellyfishCounts is Counts for a Jellyfish (its links: at most).
+func (t *Topology) jellyfishCounts() (Counts, bool) {
+	// n switches of k ports, r to switches: n·(k−r) servers; at most
+	// 2·n·(k−r) + 2·⌊n·r/2⌋ links.
+	n, k, r := int64(t.Switches), int64(t.Ports), int64(t.SwitchPorts)
+	if n < 2 || r < 1 || r > n-1 || k < r+1 {
+		return Counts{}, false
+	}
+	s := mul(n, k-r)
+	return Counts{Servers: s, Switches: n, Links: add(mul(2, s), mul(2, mul(n, r)/2)), LinksAtMost: true}, true
 }
 
 // xgftCounts is XGFT(h; m; w)'s size: level i has L_i = Π_{j≥i} m_j ·
