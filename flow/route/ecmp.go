@@ -373,9 +373,37 @@ func rowBytes(dist []uint8) int64 { return int64(len(dist)) + 64 }
 // send them, count theirs once.
 func (r *ECMP) countDAG(root, dst int32) (total float64, length int, ok bool) {
 	g := r.g
+	target, extra, dd := r.dagTarget(dst)
+	if dd == unreached || (dd == 0 && extra == 0) {
+		return 0, 0, false
+	}
+	if r.mark == nil {
+		r.mark = make([]uint32, g.NumNodes())
+		r.dagCount = make([]float64, g.NumNodes())
+	}
+	if dist, ok := r.recallDAG(root, target); ok {
+		return r.dagCount[target], int(dist) + extra, true
+	}
+	r.collectDAG(target, dd)
+	if !r.countPaths(root) {
+		return 0, 0, false
+	}
+	if len(r.dag) <= dagMemoNodes {
+		r.rememberDAG(root, target, dd)
+	}
+	return r.dagCount[target], int(dd) + extra, true
+}
+
+// dagTarget is the node whose DAG countDAG counts for dst: dst itself,
+// or the forwarding node v whose one link into dst is dst's only one
+// (extra 1: that link). dd is the target's distance from the row's root
+// (unreached if none): its row entry if it forwards, else one more than
+// its nearest forwarding in-neighbour's (the root forwards).
+func (r *ECMP) dagTarget(dst int32) (target int32, extra int, dd uint8) {
+	g := r.g
 	relay := g.FirstForwarder()
 	row := r.row
-	target, extra := dst, 0
+	target, extra = dst, 0
 	if dst < relay {
 		if in := g.In(dst); len(in) == 1 {
 			if v := g.Tail(in[0]); v >= relay {
@@ -383,9 +411,7 @@ func (r *ECMP) countDAG(root, dst int32) (total float64, length int, ok bool) {
 			}
 		}
 	}
-	// target's distance: its row entry if it forwards, else one more than
-	// its nearest forwarding in-neighbour's (the root forwards).
-	dd := uint8(unreached)
+	dd = uint8(unreached)
 	if target >= relay {
 		dd = row[target-relay]
 	} else {
@@ -398,31 +424,38 @@ func (r *ECMP) countDAG(root, dst int32) (total float64, length int, ok bool) {
 			dd++
 		}
 	}
-	if dd == unreached || (dd == 0 && extra == 0) {
-		return 0, 0, false
-	}
-	if r.mark == nil {
-		r.mark = make([]uint32, g.NumNodes())
-		r.dagCount = make([]float64, g.NumNodes())
-	}
+	return target, extra, dd
+}
+
+// recallDAG sets the counts of the DAG from root to target from the memo,
+// if it holds it, and returns the target's distance.
+func (r *ECMP) recallDAG(root, target int32) (dist uint8, ok bool) {
 	for i := range r.memo {
 		if e := &r.memo[i]; e.target == target && e.root == root {
 			for k, v := range e.nodes {
 				r.dagCount[v] = e.counts[k]
 			}
 			r.runWork += int64(len(e.nodes))
-			return r.dagCount[target], int(e.dist) + extra, true
+			return e.dist, true
 		}
 	}
+	return 0, false
+}
+
+// collectDAG lists in r.dag the nodes of the DAG of the shortest paths
+// into target, at distance dd from the row's root, backward from target a
+// level at a time: the list is in non-increasing distance from root. The
+// DAG's links are kept as they are found: the tails of dag[i]'s links are
+// tails[ends[i-1]:ends[i]].
+func (r *ECMP) collectDAG(target int32, dd uint8) {
+	g := r.g
+	relay := g.FirstForwarder()
+	row := r.row
 	if r.stamp++; r.stamp == 0 {
 		clear(r.mark)
 		r.stamp = 1
 	}
 	stamp, mark := r.stamp, r.mark
-	// Backward from target, a level at a time: the list is in
-	// non-increasing distance from root.
-	// The DAG's links are kept as they are found: the tails of dag[i]'s
-	// links are tails[ends[i-1]:ends[i]].
 	mark[target] = stamp
 	dag := append(r.dag[:0], target)
 	tails, ends := r.tails[:0], r.ends[:0]
@@ -448,8 +481,14 @@ func (r *ECMP) countDAG(root, dst int32) (total float64, length int, ok bool) {
 		ends = append(ends, int32(len(tails)))
 	}
 	r.dag, r.tails, r.ends = dag, tails, ends
-	// Forward, nearest root first: a node's in-neighbours one step closer
-	// are counted before it, in the order of its links.
+}
+
+// countPaths counts the shortest paths from root to every node of the
+// DAG collectDAG listed, forward, nearest root first: a node's
+// in-neighbours one step closer are counted before it, in the order of
+// its links. It returns false if a count is above 2^53.
+func (r *ECMP) countPaths(root int32) bool {
+	dag, tails, ends := r.dag, r.tails, r.ends
 	const exact = 1 << 53
 	for i := len(dag) - 1; i >= 0; i-- {
 		v := dag[i]
@@ -466,21 +505,24 @@ func (r *ECMP) countDAG(root, dst int32) (total float64, length int, ok bool) {
 			c += r.dagCount[u]
 		}
 		if c > exact {
-			return 0, 0, false
+			return false
 		}
 		r.dagCount[v] = c
 	}
-	if len(dag) <= dagMemoNodes {
-		e := &r.memo[r.memoNext]
-		r.memoNext = (r.memoNext + 1) % dagMemo
-		e.root, e.target, e.dist = root, target, dd
-		e.nodes = append(e.nodes[:0], dag...)
-		e.counts = e.counts[:0]
-		for _, v := range dag {
-			e.counts = append(e.counts, r.dagCount[v])
-		}
+	return true
+}
+
+// rememberDAG keeps the DAG counted from root to target, at distance dd,
+// in the memo, in place of the oldest.
+func (r *ECMP) rememberDAG(root, target int32, dd uint8) {
+	e := &r.memo[r.memoNext]
+	r.memoNext = (r.memoNext + 1) % dagMemo
+	e.root, e.target, e.dist = root, target, dd
+	e.nodes = append(e.nodes[:0], r.dag...)
+	e.counts = e.counts[:0]
+	for _, v := range r.dag {
+		e.counts = append(e.counts, r.dagCount[v])
 	}
-	return r.dagCount[target], int(dd) + extra, true
 }
 
 // search runs the full breadth-first search from root unless it is the

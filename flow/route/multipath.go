@@ -426,6 +426,8 @@ func (r *AllPath) Graph() *graph.Graph { return r.g }
 // Clone returns a router sharing the cache, with its own search space.
 func (r *AllPath) Clone() Router { return &AllPath{multiPath: r.multiPath.clone(), d: r.d, max: r.max} }
 
+// find lists in s the paths from u to v up to r.d links longer than the
+// shortest, at most r.max of them (0: all, an error past MaxKSP).
 func (r *AllPath) find(s *searcher, u, v int32) error {
 	s.reset(true)
 	if u == v {
@@ -438,10 +440,7 @@ func (r *AllPath) find(s *searcher, u, v int32) error {
 	if s.dist[u] < 0 {
 		return nil
 	}
-	limit := r.max
-	if limit == 0 {
-		limit = MaxKSP + 1
-	}
+	limit := r.pathLimit()
 	g := s.g
 	relay := g.FirstForwarder()
 	s.nodeMark[u] = st
@@ -482,6 +481,21 @@ func (r *AllPath) find(s *searcher, u, v int32) error {
 		}
 	}
 	s.nodeMark[u] = 0
+	return r.checkAll(s)
+}
+
+// pathLimit is the most paths find lists: r.max, or one past MaxKSP when
+// it lists them all (so that too many is seen).
+func (r *AllPath) pathLimit() int {
+	if r.max == 0 {
+		return MaxKSP + 1
+	}
+	return r.max
+}
+
+// checkAll refuses, once find is done, more than MaxKSP paths listed when
+// r lists them all, and then empties s.
+func (r *AllPath) checkAll(s *searcher) error {
 	if r.max == 0 && len(s.ends) > MaxKSP {
 		s.reset(true)
 		return fmt.Errorf("allpath-%d: more than %d paths: give a maximum number of paths", r.d, MaxKSP)
