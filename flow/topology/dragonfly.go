@@ -45,42 +45,63 @@ type Dragonfly struct {
 // links and p servers each, global links arranged by arrangement, every
 // link of capacity c.
 func NewDragonfly(a, h, p int, arrangement string, c float64) (*Dragonfly, error) {
-	if err := checkAtLeast("dragonfly a", a, 1); err != nil {
+	if err := checkDragonfly(a, h, p, arrangement, c); err != nil {
 		return nil, err
+	}
+	g := a*h + 1
+	d := &Dragonfly{A: a, H: h, P: p, G: g, Arrangement: arrangement}
+	routers, servers := g*a, g*a*p
+	gr, err := graph.New(servers, routers, d.cables(c).l)
+	if err != nil {
+		return nil, err
+	}
+	d.Graph = gr
+	return d, nil
+}
+
+// checkDragonfly refuses NewDragonfly's parameters out of range, an
+// arrangement unknown or not possible with a and h, and a dragonfly too
+// large for a graph.
+func checkDragonfly(a, h, p int, arrangement string, c float64) error {
+	if err := checkAtLeast("dragonfly a", a, 1); err != nil {
+		return err
 	}
 	if err := checkAtLeast("dragonfly h", h, 1); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkAtLeast("dragonfly p", p, 1); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkCapacity("dragonfly capacity", c); err != nil {
-		return nil, err
+		return err
 	}
 	switch arrangement {
 	case DragonflyAbsolute, DragonflyRelative:
 	case DragonflyCirculant:
 		if a*h%2 != 0 {
-			return nil, fmt.Errorf("dragonfly arrangement: %q is not allowed with a·h = %d: circulant needs a·h even", arrangement, a*h)
+			return fmt.Errorf("dragonfly arrangement: %q is not allowed with a·h = %d: circulant needs a·h even", arrangement, a*h)
 		}
 	default:
-		return nil, fmt.Errorf("dragonfly arrangement: %q is not allowed: must be one of %v", arrangement, DragonflyArrangements())
+		return fmt.Errorf("dragonfly arrangement: %q is not allowed: must be one of %v", arrangement, DragonflyArrangements())
 	}
 	if a > graph.MaxNodes || h > graph.MaxNodes || p > graph.MaxNodes {
-		return nil, fmt.Errorf("dragonfly a %d, h %d, p %d: not allowed: each must be at most %d", a, h, p, graph.MaxNodes)
+		return fmt.Errorf("dragonfly a %d, h %d, p %d: not allowed: each must be at most %d", a, h, p, graph.MaxNodes)
 	}
 	g := a*h + 1
 	if _, err := product("dragonfly size", []int{g, a, p + 1}); err != nil {
-		return nil, err
+		return err
 	}
 	// g·a routers (at most 2^30: g·a·(p+1) fits a graph) and a, h at most
 	// 2^31: 2·g·a·p + g·a·(a−1) + g·a·h links, below 2^63.
 	ga := int64(g) * int64(a)
-	if err := checkLinks(fmt.Sprintf("dragonfly a %d, h %d, p %d", a, h, p), 2*ga*int64(p)+ga*int64(a-1)+ga*int64(h)); err != nil {
-		return nil, err
-	}
-	d := &Dragonfly{A: a, H: h, P: p, G: g, Arrangement: arrangement}
-	routers, servers := g*a, g*a*p
+	return checkLinks(fmt.Sprintf("dragonfly a %d, h %d, p %d", a, h, p), 2*ga*int64(p)+ga*int64(a-1)+ga*int64(h))
+}
+
+// cables lays d's cables, of capacity c: servers to their routers, every
+// pair of routers of a group, and the global links, each once.
+func (d *Dragonfly) cables(c float64) *links {
+	a, h, p, g := d.A, d.H, d.P, d.G
+	servers := g * a * p
 	b := &links{c: c}
 	router := func(grp, r int) int32 { return int32(servers + grp*a + r) }
 	for x := 0; x < servers; x++ {
@@ -105,12 +126,7 @@ func NewDragonfly(a, h, p int, arrangement string, c float64) (*Dragonfly, error
 			}
 		}
 	}
-	gr, err := graph.New(servers, routers, b.l)
-	if err != nil {
-		return nil, err
-	}
-	d.Graph = gr
-	return d, nil
+	return b
 }
 
 // GlobalTarget is the group global link k of group grp reaches.

@@ -50,95 +50,124 @@ var ErrStopped = textfile.ErrStopped
 // and memory linear in the file (the links are kept until the graph is
 // built: 16 bytes each, then the graph's 20).
 func ReadGraphWith(r io.Reader, name string, opt ReadOptions) (*graph.Graph, error) {
-	servers, switches := -1, -1
-	var ls []graph.Link
-	nextCheck := 1 << 16
-	err := textfile.FieldsUntil(r, name, MaxFileLine, opt.Stop, func(line int, f []string) error {
-		fail := func(format string, a ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
-		}
-		limit := func() error {
-			if opt.Limit == nil {
-				return nil
-			}
-			if err := opt.Limit(int64(servers)+int64(switches), int64(len(ls))); err != nil {
-				return fail("%v", err)
-			}
-			return nil
-		}
-		switch f[0] {
-		case "servers", "switches":
-			if len(f) != 2 {
-				return fail("%s takes one number, got %d fields", f[0], len(f)-1)
-			}
-			v, err := strconv.Atoi(f[1])
-			if err != nil || v < 0 || v > graph.MaxNodes {
-				return fail("%s: %q is not allowed: must be an integer in [0, %d]", f[0], f[1], graph.MaxNodes)
-			}
-			switch {
-			case f[0] == "servers" && servers < 0 && switches < 0:
-				servers = v
-			case f[0] == "switches" && servers >= 0 && switches < 0:
-				switches = v
-				if int64(servers)+int64(switches) > graph.MaxNodes {
-					return fail("servers + switches: %d is not allowed: must be at most %d", int64(servers)+int64(switches), graph.MaxNodes)
-				}
-				return limit()
-			default:
-				return fail("%s: must appear once, servers first, then switches, before any link", f[0])
-			}
-		case "cable", "link":
-			if switches < 0 {
-				return fail("%s before servers and switches", f[0])
-			}
-			if len(f) != 3 && len(f) != 4 {
-				return fail("%s takes U V [capacity], got %d fields", f[0], len(f)-1)
-			}
-			nodes := servers + switches
-			var uv [2]int32
-			for i := range uv {
-				v, err := strconv.Atoi(f[1+i])
-				if err != nil || v < 0 || v >= nodes {
-					return fail("%s node %q is not allowed: must be an integer in [0, %d)", f[0], f[1+i], nodes)
-				}
-				uv[i] = int32(v)
-			}
-			c := 1.0
-			if len(f) == 4 {
-				v, err := strconv.ParseFloat(f[3], 64)
-				if err != nil || checkCapacity("", v) != nil {
-					return fail("%s capacity %q is not allowed: must be a positive finite number", f[0], f[3])
-				}
-				c = v
-			}
-			u, v := uv[0], uv[1]
-			if u == v {
-				return fail("%s %d %d: a node may not be joined to itself", f[0], u, v)
-			}
-			if int(u) < servers && int(v) < servers {
-				return fail("%s %d %d: two servers may not be joined (servers are 0..%d)", f[0], u, v, servers-1)
-			}
-			if len(ls) >= graph.MaxLinks-1 {
-				return fail("too many links: at most %d", graph.MaxLinks)
-			}
-			ls = append(ls, graph.Link{From: u, To: v, Capacity: c})
-			if f[0] == "cable" {
-				ls = append(ls, graph.Link{From: v, To: u, Capacity: c})
-			}
-			if len(ls) >= nextCheck {
-				nextCheck *= 2
-				return limit()
-			}
-		default:
-			return fail("unknown statement %q: must be servers, switches, cable or link", f[0])
-		}
-		return nil
-	})
+	gr := &graphReader{name: name, opt: opt, servers: -1, switches: -1, nextCheck: 1 << 16}
+	err := textfile.FieldsUntil(r, name, MaxFileLine, opt.Stop, gr.statement)
 	if err != nil {
 		return nil, err
 	}
-	if switches < 0 {
+	if gr.switches < 0 {
 		return nil, fmt.Errorf("%s: no servers and switches statements", name)
 	}
-	return graph.New(servers, switches, ls)
+	return graph.New(gr.servers, gr.switches, gr.ls)
+}
+
+// graphReader is ReadGraphWith's state while it reads a graph file.
+type graphReader struct {
+	name              string
+	opt               ReadOptions
+	servers, switches int // -1: not given yet
+	ls                []graph.Link
+	line              int // the statement being read
+	// nextCheck is the number of links at which ReadOptions.Limit is next
+	// asked.
+	nextCheck int
+}
+
+// fail is an error at the statement being read.
+func (gr *graphReader) fail(format string, a ...any) error {
+	return fmt.Errorf("%s:%d: %s", gr.name, gr.line, fmt.Sprintf(format, a...))
+}
+
+// limit asks ReadOptions.Limit, if set, about the nodes and links so far.
+func (gr *graphReader) limit() error {
+	if gr.opt.Limit == nil {
+		return nil
+	}
+	if err := gr.opt.Limit(int64(gr.servers)+int64(gr.switches), int64(len(gr.ls))); err != nil {
+		return gr.fail("%v", err)
+	}
+	return nil
+}
+
+// statement reads statement f, at line line.
+func (gr *graphReader) statement(line int, f []string) error {
+	gr.line = line
+	switch f[0] {
+	case "servers", "switches":
+		return gr.count(f)
+	case "cable", "link":
+		return gr.link(f)
+	default:
+		return gr.fail("unknown statement %q: must be servers, switches, cable or link", f[0])
+	}
+}
+
+// count reads a servers or a switches statement f.
+func (gr *graphReader) count(f []string) error {
+	if len(f) != 2 {
+		return gr.fail("%s takes one number, got %d fields", f[0], len(f)-1)
+	}
+	v, err := strconv.Atoi(f[1])
+	if err != nil || v < 0 || v > graph.MaxNodes {
+		return gr.fail("%s: %q is not allowed: must be an integer in [0, %d]", f[0], f[1], graph.MaxNodes)
+	}
+	switch {
+	case f[0] == "servers" && gr.servers < 0 && gr.switches < 0:
+		gr.servers = v
+	case f[0] == "switches" && gr.servers >= 0 && gr.switches < 0:
+		gr.switches = v
+		if int64(gr.servers)+int64(gr.switches) > graph.MaxNodes {
+			return gr.fail("servers + switches: %d is not allowed: must be at most %d", int64(gr.servers)+int64(gr.switches), graph.MaxNodes)
+		}
+		return gr.limit()
+	default:
+		return gr.fail("%s: must appear once, servers first, then switches, before any link", f[0])
+	}
+	return nil
+}
+
+// link reads a cable (both ways) or a link (one way) statement f.
+func (gr *graphReader) link(f []string) error {
+	if gr.switches < 0 {
+		return gr.fail("%s before servers and switches", f[0])
+	}
+	if len(f) != 3 && len(f) != 4 {
+		return gr.fail("%s takes U V [capacity], got %d fields", f[0], len(f)-1)
+	}
+	servers, nodes := gr.servers, gr.servers+gr.switches
+	var uv [2]int32
+	for i := range uv {
+		v, err := strconv.Atoi(f[1+i])
+		if err != nil || v < 0 || v >= nodes {
+			return gr.fail("%s node %q is not allowed: must be an integer in [0, %d)", f[0], f[1+i], nodes)
+		}
+		uv[i] = int32(v)
+	}
+	c := 1.0
+	if len(f) == 4 {
+		v, err := strconv.ParseFloat(f[3], 64)
+		if err != nil || checkCapacity("", v) != nil {
+			return gr.fail("%s capacity %q is not allowed: must be a positive finite number", f[0], f[3])
+		}
+		c = v
+	}
+	u, v := uv[0], uv[1]
+	if u == v {
+		return gr.fail("%s %d %d: a node may not be joined to itself", f[0], u, v)
+	}
+	if int(u) < servers && int(v) < servers {
+		return gr.fail("%s %d %d: two servers may not be joined (servers are 0..%d)", f[0], u, v, servers-1)
+	}
+	if len(gr.ls) >= graph.MaxLinks-1 {
+		return gr.fail("too many links: at most %d", graph.MaxLinks)
+	}
+	gr.ls = append(gr.ls, graph.Link{From: u, To: v, Capacity: c})
+	if f[0] == "cable" {
+		gr.ls = append(gr.ls, graph.Link{From: v, To: u, Capacity: c})
+	}
+	if len(gr.ls) >= gr.nextCheck {
+		gr.nextCheck *= 2
+		return gr.limit()
+	}
+	return nil
 }

@@ -85,26 +85,8 @@ func NewFiConn(n, k int, c float64) (*GDCFiConn, error) { return NewGDCFiConn(n,
 // NewGDCFiConn builds the level-k member of rule's family with n-port
 // switches and links of capacity c.
 func NewGDCFiConn(n, k int, rule string, c float64) (*GDCFiConn, error) {
-	if err := checkAtLeast("gdcficonn n", n, 2); err != nil {
+	if err := checkGDCFiConn(n, k, rule, c); err != nil {
 		return nil, err
-	}
-	if err := checkAtLeast("gdcficonn k", k, 0); err != nil {
-		return nil, err
-	}
-	if err := checkCapacity("gdcficonn capacity", c); err != nil {
-		return nil, err
-	}
-	switch rule {
-	case DCellRule, DCellBetaRule:
-	case FiConnRule:
-		if n%2 != 0 {
-			return nil, fmt.Errorf("gdcficonn n: %d is not allowed with rule %q: must be even", n, rule)
-		}
-	default:
-		return nil, fmt.Errorf("gdcficonn rule: %q is not allowed: must be one of %v", rule, GDCFiConnRules())
-	}
-	if n > graph.MaxNodes/2 {
-		return nil, fmt.Errorf("gdcficonn n: %d is not allowed: must be at most %d", n, graph.MaxNodes/2)
 	}
 	d := &GDCFiConn{N: n, K: k, Rule: rule, T: []int{n}, G: []int{n}}
 	for m := 1; m <= k; m++ {
@@ -146,6 +128,33 @@ func NewGDCFiConn(n, k int, rule string, c float64) (*GDCFiConn, error) {
 	}
 	d.Graph = gr
 	return d, nil
+}
+
+// checkGDCFiConn refuses NewGDCFiConn's parameters out of range and a
+// rule unknown or not possible with n.
+func checkGDCFiConn(n, k int, rule string, c float64) error {
+	if err := checkAtLeast("gdcficonn n", n, 2); err != nil {
+		return err
+	}
+	if err := checkAtLeast("gdcficonn k", k, 0); err != nil {
+		return err
+	}
+	if err := checkCapacity("gdcficonn capacity", c); err != nil {
+		return err
+	}
+	switch rule {
+	case DCellRule, DCellBetaRule:
+	case FiConnRule:
+		if n%2 != 0 {
+			return fmt.Errorf("gdcficonn n: %d is not allowed with rule %q: must be even", n, rule)
+		}
+	default:
+		return fmt.Errorf("gdcficonn rule: %q is not allowed: must be one of %v", rule, GDCFiConnRules())
+	}
+	if n > graph.MaxNodes/2 {
+		return fmt.Errorf("gdcficonn n: %d is not allowed: must be at most %d", n, graph.MaxNodes/2)
+	}
+	return nil
 }
 
 // pair returns the bridge-server numbers joining copies a < b of D_(m−1)

@@ -75,6 +75,8 @@ func NewBCN(alpha, beta, h, gamma int, c float64) (*HCNBCN, error) {
 	return newHCNBCN(alpha, beta, h, gamma, c)
 }
 
+// newHCNBCN builds BCN(α, β, h, γ), or HCN(α, h) for γ < 0 (then β is 0),
+// with links of capacity c.
 func newHCNBCN(alpha, beta, h, gamma int, c float64) (*HCNBCN, error) {
 	if err := checkAtLeast("hcn alpha", alpha, 2); err != nil {
 		return nil, err
@@ -112,6 +114,20 @@ func newHCNBCN(alpha, beta, h, gamma int, c float64) (*HCNBCN, error) {
 	if err := checkLinks(fmt.Sprintf("hcn alpha %d, beta %d, h %d, gamma %d", alpha, beta, h, gamma), count); err != nil {
 		return nil, err
 	}
+	ls := x.cables(switches, servers, c)
+	g, err := serverCentric(servers, x.Copies*switches, ls.l)
+	if err != nil {
+		return nil, err
+	}
+	x.Graph = g
+	return x, nil
+}
+
+// cables lays x's cables, of capacity c, the switches (switches a copy)
+// numbered from servers: every server to its switch, the leaders' second
+// ports within each copy and, in a BCN, the followers between copies.
+func (x *HCNBCN) cables(switches, servers int, c float64) *links {
+	alpha, beta, leaders := x.Alpha, x.Beta, x.leaders
 	ls := &links{c: c}
 	for u := 0; u < x.Copies; u++ {
 		base := u * x.perCopy
@@ -141,12 +157,7 @@ func newHCNBCN(alpha, beta, h, gamma int, c float64) (*HCNBCN, error) {
 			}
 		}
 	}
-	g, err := serverCentric(servers, x.Copies*switches, ls.l)
-	if err != nil {
-		return nil, err
-	}
-	x.Graph = g
-	return x, nil
+	return ls
 }
 
 // leaderPeer returns the leader (number within its copy) joined to leader

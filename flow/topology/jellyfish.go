@@ -78,34 +78,67 @@ func NewJellyfish(n, k, r int, seed uint64, c float64) (*Jellyfish, error) {
 // wire joins the switches at random until every switch has r neighbours
 // or, with n·r odd, one has r − 1.
 func (j *Jellyfish) wire(rng *rand.Rand) {
-	open := make([]int32, j.N) // switches with a free port
-	for s := range open {
-		open[s] = int32(s)
+	w := &wiring{j: j, rng: rng, open: make([]int32, j.N)} // switches with a free port
+	for s := range w.open {
+		w.open[s] = int32(s)
 		j.adj[s] = make([]int32, 0, j.R)
 	}
-	var cables [][2]int32
-	free := func(s int32) int { return j.R - len(j.adj[s]) }
-	join := func(u, v int32) {
-		j.adj[u] = append(j.adj[u], v)
-		j.adj[v] = append(j.adj[v], u)
-		cables = append(cables, [2]int32{u, v})
-	}
-	drop := func(i int) {
-		x, y := cables[i][0], cables[i][1]
-		cables[i] = cables[len(cables)-1]
-		cables = cables[:len(cables)-1]
-		j.adj[x] = slices.DeleteFunc(j.adj[x], func(t int32) bool { return t == y })
-		j.adj[y] = slices.DeleteFunc(j.adj[y], func(t int32) bool { return t == x })
-	}
-	prune := func() {
-		open = slices.DeleteFunc(open, func(s int32) bool { return free(s) == 0 })
-	}
-	for len(open) >= 2 {
+	w.joinPairs()
+	// No pair can be joined: each switch with two or more free ports takes
+	// the place of a random cable x–y, joined to both ends; two switches
+	// with a free port each, already neighbours, take the ends of one:
+	// u–x and v–y.
+	w.splitForPair()
+	w.splitForSingles()
+}
+
+// wiring is wire's state: the switches with a free port and the cables
+// between switches, in the order they were laid (a cable dropped is
+// replaced by the last).
+type wiring struct {
+	j      *Jellyfish
+	rng    *rand.Rand
+	open   []int32
+	cables [][2]int32
+}
+
+// free is switch s's free ports.
+func (w *wiring) free(s int32) int { return w.j.R - len(w.j.adj[s]) }
+
+// join lays a cable u–v.
+func (w *wiring) join(u, v int32) {
+	j := w.j
+	j.adj[u] = append(j.adj[u], v)
+	j.adj[v] = append(j.adj[v], u)
+	w.cables = append(w.cables, [2]int32{u, v})
+}
+
+// drop removes cable i.
+func (w *wiring) drop(i int) {
+	j, cables := w.j, w.cables
+	x, y := cables[i][0], cables[i][1]
+	cables[i] = cables[len(cables)-1]
+	w.cables = cables[:len(cables)-1]
+	j.adj[x] = slices.DeleteFunc(j.adj[x], func(t int32) bool { return t == y })
+	j.adj[y] = slices.DeleteFunc(j.adj[y], func(t int32) bool { return t == x })
+}
+
+// prune drops the switches with no free port left from open.
+func (w *wiring) prune() {
+	w.open = slices.DeleteFunc(w.open, func(s int32) bool { return w.free(s) == 0 })
+}
+
+// joinPairs joins random pairs of switches with a free port, not yet
+// neighbours, while there are such pairs.
+func (w *wiring) joinPairs() {
+	j, rng := w.j, w.rng
+	for len(w.open) >= 2 {
+		open := w.open
 		joined := false
 		for try := 0; try < 64 && !joined; try++ {
 			u, v := open[rng.IntN(len(open))], open[rng.IntN(len(open))]
 			if u != v && !slices.Contains(j.adj[u], v) {
-				join(u, v)
+				w.join(u, v)
 				joined = true
 			}
 		}
@@ -113,54 +146,62 @@ func (j *Jellyfish) wire(rng *rand.Rand) {
 			for a := 0; a < len(open) && !joined; a++ {
 				for b := a + 1; b < len(open) && !joined; b++ {
 					if u, v := open[a], open[b]; !slices.Contains(j.adj[u], v) {
-						join(u, v)
+						w.join(u, v)
 						joined = true
 					}
 				}
 			}
 		}
-		prune()
+		w.prune()
 		if !joined {
 			break
 		}
 	}
-	// No pair can be joined: each switch with two or more free ports takes
-	// the place of a random cable x–y, joined to both ends; two switches
-	// with a free port each, already neighbours, take the ends of one:
-	// u–x and v–y.
-	for len(open) >= 2 && free(open[0]) == 1 && free(open[1]) == 1 {
-		u, v := open[0], open[1]
+}
+
+// splitForPair replaces random cables x–y by u–x and v–y while two
+// switches u and v, already neighbours, have a free port each.
+func (w *wiring) splitForPair() {
+	j, rng := w.j, w.rng
+	for len(w.open) >= 2 && w.free(w.open[0]) == 1 && w.free(w.open[1]) == 1 {
+		u, v := w.open[0], w.open[1]
 		ok := false
-		for try := 0; try <= 64*len(cables) && !ok; try++ {
-			i := rng.IntN(len(cables))
-			x, y := cables[i][0], cables[i][1]
+		for try := 0; try <= 64*len(w.cables) && !ok; try++ {
+			i := rng.IntN(len(w.cables))
+			x, y := w.cables[i][0], w.cables[i][1]
 			if rng.IntN(2) == 1 {
 				x, y = y, x
 			}
 			if x != u && x != v && y != u && y != v && !slices.Contains(j.adj[u], x) && !slices.Contains(j.adj[v], y) {
-				drop(i)
-				join(u, x)
-				join(v, y)
+				w.drop(i)
+				w.join(u, x)
+				w.join(v, y)
 				ok = true
 			}
 		}
 		if !ok {
 			break // leave the two ports free
 		}
-		prune()
+		w.prune()
 	}
-	for _, u := range open {
-		for free(u) >= 2 {
+}
+
+// splitForSingles has each switch with two or more free ports take the
+// place of random cables x–y, joined to both ends.
+func (w *wiring) splitForSingles() {
+	j, rng := w.j, w.rng
+	for _, u := range w.open {
+		for w.free(u) >= 2 {
 			for try := 0; ; try++ {
-				i := rng.IntN(len(cables))
-				x, y := cables[i][0], cables[i][1]
+				i := rng.IntN(len(w.cables))
+				x, y := w.cables[i][0], w.cables[i][1]
 				if x != u && y != u && !slices.Contains(j.adj[u], x) && !slices.Contains(j.adj[u], y) {
-					drop(i)
-					join(u, x)
-					join(u, y)
+					w.drop(i)
+					w.join(u, x)
+					w.join(u, y)
 					break
 				}
-				if try > 64*len(cables) {
+				if try > 64*len(w.cables) {
 					return // no cable can be broken for u: leave its ports free
 				}
 			}
