@@ -128,67 +128,84 @@ func Build(s *System, cfg Config, apps []App, seed uint64) ([]dynamic.Flow, []Sp
 	var flows []dynamic.Flow
 	spans := make([]Span, len(apps))
 	for i, a := range apps {
-		p := fmt.Sprintf("apps[%d].", i)
-		m := a.Markov
-		if len(m.Storage) > 0 {
-			return nil, nil, fmt.Errorf("%smarkov.storage: %v is not allowed here: an application's data is placed by %sstorage", p, m.Storage, p)
-		}
-		if err := m.CheckChain(p+"markov.", servers); err != nil {
+		if flows, spans[i], err = appFlows(s, c, i, a, parts[i], seed, flows); err != nil {
 			return nil, nil, err
 		}
-		if !(a.Start >= 0) || a.Start > 1e300 {
-			return nil, nil, fmt.Errorf("%sstart: %v is not allowed: must be in [0, 1e300]", p, a.Start)
-		}
-		if m.Seed == 0 {
-			m.Seed = seed + uint64(i)
-		}
-		targets, err := s.Targets(p+"storage.", a.Storage, parts[i])
-		if err != nil {
-			return nil, nil, err
-		}
-		part := parts[i]
-		io := func(task int, write bool, size float64, add func(src, dst int32, size float64)) {
-			node, tg := part[task], targets[task]
-			switch {
-			case write:
-				add(node, tg, size)
-			case tg < 2*s.Servers() && c.CacheHit > 0: // an NVM device: part of the read is in its node's memory
-				hit := size * c.CacheHit
-				if holder := tg - s.Servers(); holder != node {
-					add(holder, node, hit)
-				} else {
-					add(node, node, hit) // in the reader's own memory: at once
-				}
-				add(tg, node, size-hit)
-			default:
-				add(tg, node, size)
-			}
-		}
-		pl, err := m.FlowsOn(part, io)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%smarkov: %w", p, err)
-		}
-		off := len(flows)
-		for k := range pl.Flows {
-			f := pl.Flows[k]
-			for d := range f.Deps {
-				f.Deps[d] += off
-			}
-			if len(f.Deps) == 0 {
-				f.Start = a.Start
-			}
-			flows = append(flows, f)
-		}
-		for k := range pl.Ends {
-			pl.Ends[k] += off
-		}
-		name := a.Name
-		if name == "" {
-			name = fmt.Sprintf("app%d", i)
-		}
-		spans[i] = Span{Name: name, Nodes: span(part), Policy: policyName(a.Storage.Policy), From: off, To: len(flows), Start: a.Start, Walk: pl.Walk, Ends: pl.Ends}
 	}
 	return flows, spans, nil
+}
+
+// appFlows appends to flows those of application a, the i-th, on
+// partition part, and returns them with its span. seed + i is its
+// Markov model's seed if it gives none.
+func appFlows(s *System, c Config, i int, a App, part []int32, seed uint64, flows []dynamic.Flow) ([]dynamic.Flow, Span, error) {
+	p := fmt.Sprintf("apps[%d].", i)
+	m := a.Markov
+	if len(m.Storage) > 0 {
+		return nil, Span{}, fmt.Errorf("%smarkov.storage: %v is not allowed here: an application's data is placed by %sstorage", p, m.Storage, p)
+	}
+	if err := m.CheckChain(p+"markov.", int(s.Servers())); err != nil {
+		return nil, Span{}, err
+	}
+	if !(a.Start >= 0) || a.Start > 1e300 {
+		return nil, Span{}, fmt.Errorf("%sstart: %v is not allowed: must be in [0, 1e300]", p, a.Start)
+	}
+	if m.Seed == 0 {
+		m.Seed = seed + uint64(i)
+	}
+	targets, err := s.Targets(p+"storage.", a.Storage, part)
+	if err != nil {
+		return nil, Span{}, err
+	}
+	pl, err := m.FlowsOn(part, s.storageIO(c, part, targets))
+	if err != nil {
+		return nil, Span{}, fmt.Errorf("%smarkov: %w", p, err)
+	}
+	off := len(flows)
+	for k := range pl.Flows {
+		f := pl.Flows[k]
+		for d := range f.Deps {
+			f.Deps[d] += off
+		}
+		if len(f.Deps) == 0 {
+			f.Start = a.Start
+		}
+		flows = append(flows, f)
+	}
+	for k := range pl.Ends {
+		pl.Ends[k] += off
+	}
+	name := a.Name
+	if name == "" {
+		name = fmt.Sprintf("app%d", i)
+	}
+	sp := Span{Name: name, Nodes: span(part), Policy: policyName(a.Storage.Policy), From: off, To: len(flows), Start: a.Start, Walk: pl.Walk, Ends: pl.Ends}
+	return flows, sp, nil
+}
+
+// storageIO is the storage flows of the tasks on partition part, task
+// i's data on targets[i]: a write goes from the task's node to its
+// target; a read from an NVM device is served from its node's memory in
+// part c.CacheHit (at once when that is the reader's own), the rest from
+// the device; other reads come from the target.
+func (s *System) storageIO(c Config, part, targets []int32) workload.IOFunc {
+	return func(task int, write bool, size float64, add func(src, dst int32, size float64)) {
+		node, tg := part[task], targets[task]
+		switch {
+		case write:
+			add(node, tg, size)
+		case tg < 2*s.Servers() && c.CacheHit > 0: // an NVM device: part of the read is in its node's memory
+			hit := size * c.CacheHit
+			if holder := tg - s.Servers(); holder != node {
+				add(holder, node, hit)
+			} else {
+				add(node, node, hit) // in the reader's own memory: at once
+			}
+			add(tg, node, size-hit)
+		default:
+			add(tg, node, size)
+		}
+	}
 }
 
 func policyName(p string) string {

@@ -295,18 +295,10 @@ func (s *System) Targets(prefix string, a Assign, part []int32) ([]int32, error)
 	}
 	out := make([]int32, n)
 	var devs []int32
-	fixed := func(policy, why string) error {
-		if a.Devices != 0 {
-			return fmt.Errorf("%sdevices: %d is not allowed with policy %s: must be 0 (%s)", prefix, a.Devices, policy, why)
-		}
-		if len(a.Nodes) > 0 {
-			return fmt.Errorf("%snodes: %v is not allowed with policy %s: must be empty (%s)", prefix, a.Nodes, policy, why)
-		}
-		return nil
-	}
+	var err error
 	switch a.Policy {
 	case "", Local:
-		if err := fixed(Local, "every task uses its own node's device"); err != nil {
+		if err := a.fixed(prefix, Local, "every task uses its own node's device"); err != nil {
 			return nil, err
 		}
 		for i, p := range part {
@@ -314,7 +306,7 @@ func (s *System) Targets(prefix string, a Assign, part []int32) ([]int32, error)
 		}
 		return out, nil
 	case OnSAN:
-		if err := fixed(OnSAN, "task i uses SAN server i mod storage.san.servers"); err != nil {
+		if err := a.fixed(prefix, OnSAN, "task i uses SAN server i mod storage.san.servers"); err != nil {
 			return nil, err
 		}
 		for i := range part {
@@ -322,55 +314,87 @@ func (s *System) Targets(prefix string, a Assign, part []int32) ([]int32, error)
 		}
 		return out, nil
 	case Internal:
-		if len(a.Nodes) > 0 {
-			for k, v := range a.Nodes {
-				if !in[v] {
-					return nil, fmt.Errorf("%snodes[%d]: %d is not allowed with policy internal: must be a node of the partition (%s)", prefix, k, v, span(part))
-				}
-			}
-			devs = a.Nodes
-			break
-		}
-		d := a.Devices
-		if d == 0 {
-			d = (n + 1) / 2
-		}
-		if d < 1 || d > n {
-			return nil, fmt.Errorf("%sdevices: %d is not allowed with policy internal: must be in [1, %d] (the partition's nodes; 0: %d)", prefix, a.Devices, n, (n+1)/2)
-		}
-		devs = part[:d]
+		devs, err = internalDevices(prefix, a, part, in)
 	case External:
-		outside := int(s.servers) - len(in)
-		if len(a.Nodes) > 0 {
-			for k, v := range a.Nodes {
-				if v < 0 || v >= s.servers || in[v] {
-					return nil, fmt.Errorf("%snodes[%d]: %d is not allowed with policy external: must be a node in [0, %d) outside the partition (%s)", prefix, k, v, s.servers, span(part))
-				}
-			}
-			devs = a.Nodes
-			break
-		}
-		d := a.Devices
-		if d == 0 {
-			d = min(n, outside)
-		}
-		if d < 1 || d > outside {
-			return nil, fmt.Errorf("%sdevices: %d is not allowed with policy external: must be in [1, %d] (the nodes outside the partition; 0: min(tasks, that))", prefix, a.Devices, outside)
-		}
-		last := slices.Max(part)
-		for v := last + 1; len(devs) < d; v++ {
-			v %= s.servers
-			if !in[v] {
-				devs = append(devs, v)
-			}
-		}
+		devs, err = s.externalDevices(prefix, a, part, in)
 	default:
 		return nil, fmt.Errorf("%spolicy: %q is not allowed: must be one of %s", prefix, a.Policy, strings.Join(Policies(), ", "))
+	}
+	if err != nil {
+		return nil, err
 	}
 	for i := range part {
 		out[i] = s.NVM(devs[i%len(devs)])
 	}
 	return out, nil
+}
+
+// fixed refuses devices or nodes given under policy, which places the
+// data itself (why says how); prefix names a's fields.
+func (a *Assign) fixed(prefix, policy, why string) error {
+	if a.Devices != 0 {
+		return fmt.Errorf("%sdevices: %d is not allowed with policy %s: must be 0 (%s)", prefix, a.Devices, policy, why)
+	}
+	if len(a.Nodes) > 0 {
+		return fmt.Errorf("%snodes: %v is not allowed with policy %s: must be empty (%s)", prefix, a.Nodes, policy, why)
+	}
+	return nil
+}
+
+// internalDevices is the nodes whose devices hold the data under policy
+// internal: a's nodes, all of partition part (in: its nodes), or its
+// first a.Devices (0: half, rounded up).
+func internalDevices(prefix string, a Assign, part []int32, in map[int32]bool) ([]int32, error) {
+	n := len(part)
+	if len(a.Nodes) > 0 {
+		for k, v := range a.Nodes {
+			if !in[v] {
+				return nil, fmt.Errorf("%snodes[%d]: %d is not allowed with policy internal: must be a node of the partition (%s)", prefix, k, v, span(part))
+			}
+		}
+		return a.Nodes, nil
+	}
+	d := a.Devices
+	if d == 0 {
+		d = (n + 1) / 2
+	}
+	if d < 1 || d > n {
+		return nil, fmt.Errorf("%sdevices: %d is not allowed with policy internal: must be in [1, %d] (the partition's nodes; 0: %d)", prefix, a.Devices, n, (n+1)/2)
+	}
+	return part[:d], nil
+}
+
+// externalDevices is the nodes whose devices hold the data under policy
+// external: a's nodes, all outside partition part (in: its nodes), or the
+// a.Devices nodes (0: as many as tasks, at most those outside) that
+// follow the partition's last, round the network, skipping its own.
+func (s *System) externalDevices(prefix string, a Assign, part []int32, in map[int32]bool) ([]int32, error) {
+	n := len(part)
+	outside := int(s.servers) - len(in)
+	if len(a.Nodes) > 0 {
+		for k, v := range a.Nodes {
+			if v < 0 || v >= s.servers || in[v] {
+				return nil, fmt.Errorf("%snodes[%d]: %d is not allowed with policy external: must be a node in [0, %d) outside the partition (%s)", prefix, k, v, s.servers, span(part))
+			}
+		}
+		return a.Nodes, nil
+	}
+	d := a.Devices
+	if d == 0 {
+		d = min(n, outside)
+	}
+	if d < 1 || d > outside {
+		return nil, fmt.Errorf("%sdevices: %d is not allowed with policy external: must be in [1, %d] (the nodes outside the partition; 0: min(tasks, that))", prefix, a.Devices, outside)
+	}
+	var devs []int32
+	last := slices.Max(part)
+	for v := last + 1; len(devs) < d; v++ {
+		v %= s.servers
+		if !in[v] {
+			devs = append(devs, v)
+		}
+	}
+	return devs, nil
 }
 
 // span describes a partition: "a..b" if consecutive, else its size.
