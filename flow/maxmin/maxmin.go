@@ -275,24 +275,16 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 		id = s.free[n-1]
 		s.free = s.free[:n-1]
 	} else {
-		if len(s.meta) >= math.MaxInt32/2 {
-			return -1, fmt.Errorf("maxmin flows: %d is not allowed: must be at most %d", len(s.meta)+1, math.MaxInt32/2)
-		}
-		id = FlowID(len(s.meta))
-		s.meta = grow.Append(s.meta, meta{})
-		s.rate = grow.Append(s.rate, 0)
-		if s.caps != nil {
-			s.caps = append(s.caps, NoCap)
+		var err error
+		if id, err = s.newFlowID(); err != nil {
+			return -1, err
 		}
 	}
 	slot, units := s.paths.put(path)
 	s.meta[id] = meta{slot: slot, n: units, flags: fAlive | fFixed | fNew, class: class}
 	s.rate[id] = 0
 	if !math.IsInf(rateCap, 1) && s.caps == nil {
-		s.caps = make([]float64, len(s.meta))
-		for i := range s.caps {
-			s.caps[i] = NoCap
-		}
+		s.startCaps()
 	}
 	if s.caps != nil {
 		s.caps[id] = rateCap
@@ -317,6 +309,30 @@ func (s *Solver) AddClassFlow(path []int32, rateCap float64, class uint8) (FlowI
 	s.added = append(s.added, id)
 	s.live++
 	return id, nil
+}
+
+// newFlowID makes room for one more flow, when no id is free to reuse,
+// and returns its id.
+func (s *Solver) newFlowID() (FlowID, error) {
+	if len(s.meta) >= math.MaxInt32/2 {
+		return -1, fmt.Errorf("maxmin flows: %d is not allowed: must be at most %d", len(s.meta)+1, math.MaxInt32/2)
+	}
+	id := FlowID(len(s.meta))
+	s.meta = grow.Append(s.meta, meta{})
+	s.rate = grow.Append(s.rate, 0)
+	if s.caps != nil {
+		s.caps = append(s.caps, NoCap)
+	}
+	return id, nil
+}
+
+// startCaps keeps the flows' rate caps from the first flow with one on:
+// NoCap for every flow so far.
+func (s *Solver) startCaps() {
+	s.caps = make([]float64, len(s.meta))
+	for i := range s.caps {
+		s.caps[i] = NoCap
+	}
 }
 
 // growUsers returns a copy of full user list u with room for an eighth
@@ -430,6 +446,36 @@ func (s *Solver) Solve() []FlowID {
 	s.changed, s.prev = s.changed[:0], s.prev[:0]
 	s.peakF = max(s.peakF, len(s.added), len(s.dead))
 	s.peakL = max(s.peakL, len(s.dirty))
+	theta := s.addedBound()
+	s.added = s.added[:0]
+	s.comp, s.compPrev, s.compL = s.comp[:0], s.compPrev[:0], s.compL[:0]
+	s.h.Clear()
+	s.dl.Clear()
+	s.dl.Bind(s.rate) // no flow is added or dropped until the next Solve
+	if s.policy.Kind == NP && !s.components {
+		s.level = theta
+		s.activateDirty()
+		s.free = append(s.free, s.dead...)
+		s.dead = s.dead[:0]
+		s.replay()
+	} else {
+		s.collectAll()
+		s.free = append(s.free, s.dead...)
+		s.dead = s.dead[:0]
+		s.solveClasses()
+	}
+	s.recomputed = len(s.comp)
+	s.listChanged()
+	s.theta = math.Inf(1)
+	s.trim()
+	return s.changed
+}
+
+// addedBound returns a lower bound on the rates the flows added since the
+// last Solve can get (s.theta, what removals allow, at most), raised while
+// it stays one when they are few. A flow added without links is listed as
+// changed at once; the others are kept first in s.added.
+func (s *Solver) addedBound() float64 {
 	theta := s.theta
 	w := 0
 	for _, id := range s.added {
@@ -461,24 +507,13 @@ func (s *Solver) Solve() []FlowID {
 		}
 		theta = t
 	}
-	s.added = s.added[:0]
-	s.comp, s.compPrev, s.compL = s.comp[:0], s.compPrev[:0], s.compL[:0]
-	s.h.Clear()
-	s.dl.Clear()
-	s.dl.Bind(s.rate) // no flow is added or dropped until the next Solve
-	if s.policy.Kind == NP && !s.components {
-		s.level = theta
-		s.activateDirty()
-		s.free = append(s.free, s.dead...)
-		s.dead = s.dead[:0]
-		s.replay()
-	} else {
-		s.collectAll()
-		s.free = append(s.free, s.dead...)
-		s.dead = s.dead[:0]
-		s.solveClasses()
-	}
-	s.recomputed = len(s.comp)
+	return theta
+}
+
+// listChanged lists, once the components are re-solved, the flows whose
+// rate changed (new flows included) with their rates before, and clears
+// the marks of the components' flows and links.
+func (s *Solver) listChanged() {
 	for i, id := range s.comp {
 		m := &s.meta[id]
 		if m.flags&fNew != 0 || s.rate[id] != s.compPrev[i] {
@@ -490,9 +525,6 @@ func (s *Solver) Solve() []FlowID {
 	for _, l := range s.compL {
 		s.lmark[l] = false
 	}
-	s.theta = math.Inf(1)
-	s.trim()
-	return s.changed
 }
 
 // trim sweeps a few user lists (sweep) and releases the scratch space a

@@ -177,33 +177,10 @@ func (s *Solver) collectAll() {
 // NP, all flows as one class).
 func (s *Solver) solveClasses() {
 	if s.policy.Kind == NP {
-		for _, l := range s.compL {
-			s.rem[l], s.cnt[l] = s.capacity[l], int32(len(s.users[l]))
-		}
-		for _, id := range s.comp {
-			s.meta[id].flags &^= fFixed
-		}
-		s.pass(false)
+		s.solveOneClass()
 		return
 	}
-	var present [4]uint64
-	for _, id := range s.comp {
-		c := s.meta[id].class
-		present[c/64] |= 1 << (c % 64)
-		s.meta[id].flags |= fFixed
-	}
-	if s.policy.Kind == BA && s.spare == nil {
-		s.spare = make([]float64, len(s.capacity))
-	}
-	for _, l := range s.compL {
-		s.rem[l] = s.capacity[l]
-		if s.policy.Kind == BA {
-			s.spare[l] = 0
-			if !s.apportioned(l) {
-				s.spare[l] = s.capacity[l] // what the classes so far left
-			}
-		}
-	}
+	present := s.startClasses()
 	classes := 256
 	if s.policy.Kind == BA {
 		classes = len(s.policy.Shares)
@@ -241,7 +218,50 @@ func (s *Solver) solveClasses() {
 	if s.policy.Kind != BA {
 		return
 	}
-	// Phase 2: the spare capacity, max-min over every flow as increments.
+	s.shareSpare()
+}
+
+// solveOneClass solves the collected components with all flows as one
+// class (NP).
+func (s *Solver) solveOneClass() {
+	for _, l := range s.compL {
+		s.rem[l], s.cnt[l] = s.capacity[l], int32(len(s.users[l]))
+	}
+	for _, id := range s.comp {
+		s.meta[id].flags &^= fFixed
+	}
+	s.pass(false)
+}
+
+// startClasses readies the collected components for the classes' passes
+// (FP or BA): every flow fixed until its class's pass, every link's
+// capacity left whole (under BA, the spare capacity of a link BA does
+// not apportion is all of it). It returns the set of classes present, a
+// bit per class.
+func (s *Solver) startClasses() (present [4]uint64) {
+	for _, id := range s.comp {
+		c := s.meta[id].class
+		present[c/64] |= 1 << (c % 64)
+		s.meta[id].flags |= fFixed
+	}
+	if s.policy.Kind == BA && s.spare == nil {
+		s.spare = make([]float64, len(s.capacity))
+	}
+	for _, l := range s.compL {
+		s.rem[l] = s.capacity[l]
+		if s.policy.Kind == BA {
+			s.spare[l] = 0
+			if !s.apportioned(l) {
+				s.spare[l] = s.capacity[l] // what the classes so far left
+			}
+		}
+	}
+	return present
+}
+
+// shareSpare is BA's phase 2: the spare capacity, max-min over every
+// flow as increments.
+func (s *Solver) shareSpare() {
 	for _, l := range s.compL {
 		s.rem[l] = s.spare[l]
 		if s.apportioned(l) {
