@@ -302,11 +302,6 @@ func (s *Scheduler) record() {
 // decide starts the waiting jobs the policy allows now.
 func (s *Scheduler) decide() []int {
 	var started []int
-	start := func(i int) {
-		s.place[i] = Placement{Start: s.now, End: math.Inf(1), Servers: s.allocate(s.jobs[i].Size)}
-		s.running = append(s.running, i)
-		started = append(started, i)
-	}
 	switch s.c.Policy {
 	case FCFS, SJF:
 		if s.c.Policy == SJF {
@@ -314,67 +309,91 @@ func (s *Scheduler) decide() []int {
 		}
 		k := 0
 		for k < len(s.queue) && s.jobs[s.queue[k]].Size <= s.nFree {
-			start(s.queue[k])
+			started = s.start(s.queue[k], started)
 			k++
 		}
 		s.queue = s.queue[k:]
 	case Aggressive:
-		for len(s.queue) > 0 && s.jobs[s.queue[0]].Size <= s.nFree {
-			start(s.queue[0])
-			s.queue = s.queue[1:]
-		}
-		if len(s.queue) == 0 {
-			break
-		}
-		shadow, extra := s.reservation(s.jobs[s.queue[0]].Size)
-		if math.IsInf(s.reserved[s.queue[0]], 1) {
-			s.reserved[s.queue[0]] = shadow
-		}
-		rest := s.queue[:1]
-		for _, i := range s.queue[1:] {
-			j := s.jobs[i]
-			if j.Size <= s.nFree && (s.now+estimate(j) <= shadow || j.Size <= extra) {
-				if s.now+estimate(j) > shadow {
-					extra -= j.Size
-				}
-				start(i)
-				continue
-			}
-			rest = append(rest, i)
-		}
-		s.queue = rest
+		started = s.decideEASY(started)
 	case Conservative:
-		// Re-plan in the order of the current reservations (jobs never
-		// planned last, in submission order): a job re-planned after only
-		// jobs that started no later can always have its old slot back
-		// (their slots only move earlier, so they use less of it), so no
-		// reservation is ever pushed later (Mu'alem and Feitelson's
-		// compression).
-		p := s.profile()
-		sort.SliceStable(s.queue, func(a, b int) bool { return s.planned[s.queue[a]] < s.planned[s.queue[b]] })
-		var rest []int
-		for _, i := range s.queue {
-			j := s.jobs[i]
-			at := p.earliest(s.now, estimate(j), j.Size)
-			p.reserve(at, at+estimate(j), j.Size)
-			if at > s.now && math.IsInf(s.reserved[i], 1) {
-				s.reserved[i] = at
-			}
-			s.planned[i] = at
-			if at == s.now {
-				start(i)
-				if estimate(j) == 0 {
-					// Its plan reserved nothing (an empty interval); started,
-					// it is already past its estimate, whose servers a plan
-					// does not count on getting back (profile).
-					p.reserve(s.now, math.Inf(1), j.Size)
-				}
-				continue
-			}
-			rest = append(rest, i)
-		}
-		s.queue = rest
+		started = s.decideConservative(started)
 	}
+	return started
+}
+
+// start starts waiting job i now and returns started with i appended.
+func (s *Scheduler) start(i int, started []int) []int {
+	s.place[i] = Placement{Start: s.now, End: math.Inf(1), Servers: s.allocate(s.jobs[i].Size)}
+	s.running = append(s.running, i)
+	return append(started, i)
+}
+
+// decideEASY is decide under aggressive (EASY) backfilling: the jobs at
+// the head of the queue that fit, then the head job's reservation, then
+// the jobs behind that fit and do not delay it. It returns started with
+// the jobs it starts appended.
+func (s *Scheduler) decideEASY(started []int) []int {
+	for len(s.queue) > 0 && s.jobs[s.queue[0]].Size <= s.nFree {
+		started = s.start(s.queue[0], started)
+		s.queue = s.queue[1:]
+	}
+	if len(s.queue) == 0 {
+		return started
+	}
+	shadow, extra := s.reservation(s.jobs[s.queue[0]].Size)
+	if math.IsInf(s.reserved[s.queue[0]], 1) {
+		s.reserved[s.queue[0]] = shadow
+	}
+	rest := s.queue[:1]
+	for _, i := range s.queue[1:] {
+		j := s.jobs[i]
+		if j.Size <= s.nFree && (s.now+estimate(j) <= shadow || j.Size <= extra) {
+			if s.now+estimate(j) > shadow {
+				extra -= j.Size
+			}
+			started = s.start(i, started)
+			continue
+		}
+		rest = append(rest, i)
+	}
+	s.queue = rest
+	return started
+}
+
+// decideConservative is decide under conservative backfilling: every
+// waiting job gets a reservation, and those whose reservation is now
+// start. It returns started with the jobs it starts appended.
+func (s *Scheduler) decideConservative(started []int) []int {
+	// Re-plan in the order of the current reservations (jobs never
+	// planned last, in submission order): a job re-planned after only
+	// jobs that started no later can always have its old slot back
+	// (their slots only move earlier, so they use less of it), so no
+	// reservation is ever pushed later (Mu'alem and Feitelson's
+	// compression).
+	p := s.profile()
+	sort.SliceStable(s.queue, func(a, b int) bool { return s.planned[s.queue[a]] < s.planned[s.queue[b]] })
+	var rest []int
+	for _, i := range s.queue {
+		j := s.jobs[i]
+		at := p.earliest(s.now, estimate(j), j.Size)
+		p.reserve(at, at+estimate(j), j.Size)
+		if at > s.now && math.IsInf(s.reserved[i], 1) {
+			s.reserved[i] = at
+		}
+		s.planned[i] = at
+		if at == s.now {
+			started = s.start(i, started)
+			if estimate(j) == 0 {
+				// Its plan reserved nothing (an empty interval); started,
+				// it is already past its estimate, whose servers a plan
+				// does not count on getting back (profile).
+				p.reserve(s.now, math.Inf(1), j.Size)
+			}
+			continue
+		}
+		rest = append(rest, i)
+	}
+	s.queue = rest
 	return started
 }
 
