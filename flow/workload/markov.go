@@ -296,19 +296,24 @@ func (m *Markov) FlowsOn(nodes []int32, io IOFunc) (*Placed, error) {
 				})
 			}
 		}
-		// The phase's end: after its flows, or after the previous end plus
-		// the computation.
-		end := dynamic.Flow{Src: nodes[0], Dst: nodes[0], Deps: make([]int, 0, len(flows)-start+1), Delay: delay}
-		for i := start; i < len(flows); i++ {
-			end.Deps = append(end.Deps, i)
-		}
-		if len(end.Deps) == 0 && barrier >= 0 {
-			end.Deps = append(end.Deps, barrier)
-		}
-		flows = append(flows, end)
+		flows = append(flows, phaseEnd(nodes[0], len(flows), start, barrier, delay))
 		barrier = len(flows) - 1
 		p.Ends = append(p.Ends, barrier)
 	}
 	p.Flows = flows
 	return p, nil
+}
+
+// phaseEnd is the zero-size flow, on server node, that ends a phase
+// whose flows are [start, n): after its flows, or, with none, after the
+// previous end (barrier, if not negative) plus the computation (delay).
+func phaseEnd(node int32, n, start, barrier int, delay float64) dynamic.Flow {
+	end := dynamic.Flow{Src: node, Dst: node, Deps: make([]int, 0, n-start+1), Delay: delay}
+	for i := start; i < n; i++ {
+		end.Deps = append(end.Deps, i)
+	}
+	if len(end.Deps) == 0 && barrier >= 0 {
+		end.Deps = append(end.Deps, barrier)
+	}
+	return end
 }
