@@ -195,6 +195,7 @@ type coordinator struct {
 	since    time.Time       // when the step the coordinator waits for began
 	stopAt   time.Time       // when the run was interrupted (zero: not)
 	aborting map[string]bool // interrupted in the lobby: the members told (by address) that have not yet taken it
+	departed map[string]bool // members (by PID) that left the lobby or were gone from it: a join of theirs still on its way is refused
 	joined   int             // and how many members had joined
 	got      int
 	over     bool
@@ -271,6 +272,7 @@ func (c *coordinator) Receive(ctx actor.Context) {
 			if p.Equal(m.Who) && !c.set {
 				// Gone from the lobby (killed, say): its place is free.
 				c.o.Log.Info("member gone before the run began", "index", i, "address", p.Address)
+				c.depart(p)
 				c.members = slices.Delete(c.members, i, i+1)
 				c.aborted(p)
 				break
@@ -283,6 +285,17 @@ func (c *coordinator) Receive(ctx actor.Context) {
 		}
 	}
 }
+
+// depart remembers that member p left the lobby (or was gone from it).
+func (c *coordinator) depart(p *actor.PID) {
+	if c.departed == nil {
+		c.departed = map[string]bool{}
+	}
+	c.departed[pidKey(p)] = true
+}
+
+// pidKey names an actor by its process's address and its id.
+func pidKey(p *actor.PID) string { return p.Address + "/" + p.Id }
 
 // join takes a member that presents the token, while places are left;
 // any other join is refused, logged and answered.
@@ -297,6 +310,11 @@ func (c *coordinator) join(ctx actor.Context, j *Join) {
 		reason = "no sender to answer"
 	case subtle.ConstantTimeCompare(j.Token, c.o.Token) != 1:
 		reason = "wrong or missing token"
+	case c.departed[pidKey(ctx.Sender())]:
+		// A join the member sent again before it left, arriving after
+		// its leave: taken, it would hold a place for a member that is
+		// going away.
+		reason = "this member left the run before it began"
 	}
 	if reason == "" {
 		for i, p := range c.members {
@@ -465,6 +483,7 @@ func (c *coordinator) leave(ctx actor.Context, l *Leave) {
 	ctx.Respond(&Alive{Index: -1})
 	if !c.set {
 		c.o.Log.Info("member left before the run began", "index", k, "address", c.members[k].Address, "reason", l.Reason)
+		c.depart(c.members[k])
 		c.members = slices.Delete(c.members, k, k+1)
 		return
 	}

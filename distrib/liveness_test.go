@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"slices"
@@ -457,4 +458,63 @@ func TestLobbyWaitsWhileAnswered(t *testing.T) {
 			t.Errorf("%s: %v", what, err)
 		}
 	}
+}
+
+// TestRejoinAfterLeaveRefused: a join a member sent again before it left
+// the lobby, arriving after its leave, is refused: taken, it would hold a
+// place for a member on its way out, and the run would fail when that
+// member's connection ends (seen on a loaded machine: the coordinator took
+// the stale join, set the run up with it and the next member, and failed
+// on "member 0 is gone while the members built their networks"). A fake
+// member sends join, leave, join in that order.
+func TestRejoinAfterLeaveRefused(t *testing.T) {
+	skipUnderRace(t)
+	n, err := sim.Build(testConfig("tree-8ary-2", 300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	o := testOptions(2)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o.Listening = func(a string) { addr <- a }
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := Coordinate(ctx, n, o)
+		done <- err
+	}()
+	coord := actor.NewPID(<-addr, coordinatorName)
+	answers := make(chan any, 8)
+	step := 0
+	startFake(t, memberName, func(ctx actor.Context) {
+		switch m := ctx.Message().(type) {
+		case *actor.Started:
+			ctx.Request(coord, &Join{Token: testToken})
+		case *Waiting, *Alive, *Refused:
+			answers <- m
+			switch step++; step {
+			case 1: // the join taken: leave, then join again
+				ctx.Request(coord, &Leave{Index: 0, Reason: "test"})
+			case 2: // the leave taken
+				ctx.Request(coord, &Join{Token: testToken})
+			}
+		}
+	})
+	var got []string
+	for len(got) < 3 {
+		select {
+		case a := <-answers:
+			got = append(got, fmt.Sprintf("%T", a))
+			if r, ok := a.(*Refused); ok && !strings.Contains(r.Reason, "left the run before it began") {
+				t.Errorf("refused for %q", r.Reason)
+			}
+		case <-time.After(testTimeout):
+			t.Fatalf("answers so far %v; want a Waiting, an Alive and a Refused", got)
+		}
+	}
+	if want := "[*distrib.Waiting *distrib.Alive *distrib.Refused]"; fmt.Sprint(got) != want {
+		t.Errorf("answers %v, want %s", got, want)
+	}
+	cancel()
+	<-done
 }
