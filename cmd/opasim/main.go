@@ -7,7 +7,7 @@
 //	opasim qos dtable     the DTable configuration tool
 //	opasim sweep          schedulers × loads × seeds, summaries and plots (--shard i/N: one shard)
 //	opasim sweep merge    the shards of a sweep into its summaries and plots
-//	opasim plot DIR       redraw a sweep's plots
+//	opasim plot DIR       redraw a sweep's plots (plot links RESULT.json: a run's link utilization)
 //	opasim trace gen KIND a VEF trace of a trace-shaped workload (stencil3d, hpl, …)
 //	opasim flow static    the flow-level engine: link loads and throughput (flow dynamic: completion times)
 //	opasim run --distributed N, opasim member --join ADDR: one run across processes
