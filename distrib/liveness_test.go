@@ -235,8 +235,10 @@ func TestSilentCoordinator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	setUp := false // a join repeated while the member builds its network gets no second setup, as from a coordinator
 	fake := startFake(t, coordinatorName, func(ctx actor.Context) {
-		if _, ok := ctx.Message().(*Join); ok {
+		if _, ok := ctx.Message().(*Join); ok && !setUp {
+			setUp = true
 			ctx.Request(ctx.Sender(), &Setup{Index: 0, Config: config, Owner: make([]int32, len(n.Groups)), Peers: []string{ctx.Sender().Address}})
 		}
 	})
