@@ -5,19 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/opasim/opasim/flow/runner"
 	"github.com/opasim/opasim/flow/spec"
 	"github.com/opasim/opasim/flow/storage"
 	"github.com/opasim/opasim/flow/workload"
-	"github.com/opasim/opasim/strictyaml"
 )
 
 func newFlowCmd() *cobra.Command {
@@ -163,113 +160,6 @@ func newFlowRunCmd(engine string) *cobra.Command {
 	return cmd
 }
 
-// effective is the config: the default, the file over it, the flags over
-// both.
-func (f *flowFlags) effective(fl *pflag.FlagSet) (spec.Config, error) {
-	cfg := spec.Default()
-	if f.config != "" {
-		cfg.Topology = spec.Topology{} // a file names its own topology
-		if err := strictyaml.Load(f.config, &cfg); err != nil {
-			return cfg, err
-		}
-		if cfg.Topology.Preset == "" && cfg.Topology.Kind == "" {
-			cfg.Topology.Preset = spec.Default().Topology.Preset
-		}
-	}
-	set := fl.Changed
-	if set("preset") {
-		capacity := cfg.Topology
-		cfg.Topology = spec.Topology{Preset: f.preset}
-		cfg.Topology.KeepCapacity(capacity)
-	}
-	if set("kind") {
-		cfg.Topology.Preset, cfg.Topology.Kind = "", f.kind
-	}
-	if set("routing") {
-		cfg.Routing.Name = f.routing
-	}
-	if set("paths") {
-		cfg.Routing.Paths = f.paths
-	}
-	if set("pattern") {
-		cfg.Pattern.Name = f.pattern
-	}
-	ints := []struct {
-		flag string
-		v    int
-		to   *int
-	}{{"flows-per-server", f.flowsPerServer, &cfg.Pattern.FlowsPerServer}, {"region", f.region, &cfg.Pattern.Region},
-		{"group-size", f.groupSize, &cfg.Pattern.GroupSize}, {"shift", f.shift, &cfg.Pattern.Shift},
-		{"workers", f.workers, &cfg.Workers}, {"phase-flows", f.phaseFlows, &cfg.Dynamic.PhaseFlows},
-		{"fail-count", f.failCount, &cfg.Topology.FailCount}, {"d", f.allpathD, &cfg.Routing.D}, {"cache-mb", f.cacheMB, &cfg.Routing.CacheMB}}
-	for _, x := range ints {
-		if set(x.flag) {
-			*x.to = x.v
-		}
-	}
-	floats := []struct {
-		flag string
-		v    float64
-		to   *float64
-	}{{"probability", f.probability, &cfg.Pattern.Probability}, {"mean", f.mean, &cfg.Pattern.Mean},
-		{"flow-size", f.flowSize, &cfg.Dynamic.FlowSize},
-		{"phase-delay", f.phaseDelay, &cfg.Dynamic.PhaseDelay}, {"start-quantum", f.startQuantum, &cfg.Dynamic.StartQuantum}, {"rate-cap", f.rateCap, &cfg.Dynamic.RateCap}, {"fail-fraction", f.failFraction, &cfg.Topology.FailFraction}}
-	for _, x := range floats {
-		if set(x.flag) {
-			*x.to = x.v
-		}
-	}
-	if set("capacity") {
-		cfg.Topology.SetCapacity(f.capacity)
-	}
-	if set("memory-budget-mb") {
-		cfg.MemoryBudgetMB = f.budgetMB
-	}
-	if set("seed") {
-		cfg.Seed = f.seed
-	}
-	if set("policy") {
-		cfg.Dynamic.Policy = f.policy
-	}
-	if set("shares") {
-		cfg.Dynamic.Shares = f.shares
-	}
-	if set("storage-policy") {
-		if len(cfg.Apps) == 0 {
-			return cfg, fmt.Errorf("--storage-policy: %q is not allowed without apps in the config file: it sets each application's storage policy", f.storagePolicy)
-		}
-		for i := range cfg.Apps {
-			cfg.Apps[i].Storage = storage.Assign{Policy: f.storagePolicy}
-		}
-	}
-	if set("app") {
-		cfg.App.Kind = f.app
-	}
-	if set("tasks") {
-		cfg.App.Tasks = f.tasks
-	}
-	if set("iterations") {
-		cfg.App.Iterations = f.iterations
-	}
-	if set("compute") {
-		cfg.App.Compute = f.compute
-	}
-	if set("trace") {
-		cfg.Trace.File = f.traceFile
-	}
-	if set("serial-sends") {
-		cfg.Trace.SerialSends = f.serialSends
-	}
-	if set("cpu-factor") {
-		x := f.cpuFactor
-		cfg.Trace.CPUFactor = &x
-	}
-	if cfg.Workers == 0 {
-		cfg.Workers = runtime.GOMAXPROCS(0)
-	}
-	return cfg, nil
-}
-
 func runFlow(cmd *cobra.Command, engine string, f *flowFlags) error {
 	cfg, err := f.effective(cmd.Flags())
 	if err != nil {
@@ -339,6 +229,7 @@ func writeFlow(cmd *cobra.Command, f *flowFlags, res *runner.Results, sig error,
 	return nil
 }
 
+// printFlow prints the summary of the flow run r.
 func printFlow(w io.Writer, r *runner.Results) {
 	c := r.Config
 	name := c.Topology.Preset
@@ -356,48 +247,13 @@ func printFlow(w io.Writer, r *runner.Results) {
 	}
 	fmt.Fprintln(w)
 	if s := r.Static; s != nil {
-		fmt.Fprintf(w, "static, %s routing, %s: %d flows (%d paths), %d unrouted", s.Routing, s.Pattern, s.Flows, s.Paths, s.Unrouted)
-		if r.Interrupted {
-			fmt.Fprintf(w, ", INTERRUPTED: the loads cover the flows of %d of the %d servers, the rates those of %d", s.Sources, r.Servers, s.RatedSources)
-		}
-		fmt.Fprintln(w)
-		fmt.Fprintf(w, "link load  max %.6g, mean %.6g (max load/capacity %.6g)\n", s.MaxLoad, s.MeanLoad, s.MaxRelativeLoad)
-		fmt.Fprintf(w, "hops       mean %.4f, max %d\n", s.MeanHops, s.MaxHops)
-		if c := s.Connectivity; c != nil {
-			fmt.Fprintf(w, "connected  %d of %d server pairs (%.4f); %d of the pattern's %d flows reachable\n",
-				c.ConnectedPairs, c.Pairs, float64(c.ConnectedPairs)/float64(max(c.Pairs, 1)), c.Reachable, c.Flows)
-		}
-		fmt.Fprintf(w, "throughput non-restricted %.6g (%.6g per port), restricted %.6g (%.6g per port); flow rate min %.6g, mean %.6g, max %.6g\n",
-			s.NonRestricted, s.NonRestrictedPerPort, s.Restricted, s.RestrictedPerPort, s.MinRate, s.MeanRate, s.MaxRate)
+		printStatic(w, r, s)
 	}
 	if r.Interrupted && r.Static == nil && r.Dynamic == nil {
 		fmt.Fprintln(w, "INTERRUPTED before the run started (while the network was built or the trace read)")
 	}
 	if d := r.Dynamic; d != nil {
-		fmt.Fprintf(w, "dynamic: %d flows in %d phases, %d unfinished; makespan %.6g, mean flow completion %.6g; %d event times, %d rates recomputed\n",
-			d.Flows, d.Phases, d.Unfinished, d.Makespan, d.MeanCompletion, d.Batches, d.Resolved)
-		if len(d.Apps) > 0 {
-			fmt.Fprintf(w, "%-10s %-12s %-8s %6s %12s %12s %12s %12s %12s %12s\n", "app", "nodes", "storage", "phases", "runtime", "I/O time", "I/O mean", "comm time", "comm mean", "comp time")
-			for _, a := range d.Apps {
-				fmt.Fprintf(w, "%-10s %-12s %-8s %6d %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g\n", a.Name, strings.TrimPrefix(a.Nodes, "nodes "), a.Policy,
-					len(a.Walk), a.Runtime, a.IOTime, a.IOMean, a.CommTime, a.CommMean, a.CompTime)
-			}
-		}
-		if t := d.Trace; t != nil {
-			sends := "all at once"
-			if t.SerialSends {
-				sends = "one at a time a server"
-			}
-			fmt.Fprintf(w, "trace %s: %d tasks, %d messages (sent %s), %d collective parts, cpu factor %g; execution time %.10g ns (task ends %.10g to %.10g); message latency mean %.10g ns\n",
-				t.File, t.Tasks, t.Messages, sends, t.Parts, t.CPUFactor, d.Makespan, t.TaskEndMin, t.TaskEndMax, t.MessageLatency)
-		}
-		if d.HealthyMakespan > 0 {
-			fmt.Fprintf(w, "failures: makespan %.10g with %d cables failed, %.10g without (same routing): %.4fx\n",
-				d.Makespan, r.FailedCables, d.HealthyMakespan, d.FailedOverHealthy)
-		}
-		if r.Interrupted {
-			fmt.Fprintf(w, "INTERRUPTED at time %.6g: the figures above cover the flows completed by then\n", d.Makespan)
-		}
+		printDynamic(w, r, d)
 	}
 	if c := r.PathCache; c != nil {
 		fmt.Fprintf(w, "path cache %d pairs, %.1f MB of %.1f MB; %d hits, %d misses, %d pairs dropped\n",
@@ -405,6 +261,51 @@ func printFlow(w io.Writer, r *runner.Results) {
 	}
 	fmt.Fprintf(w, "digest %s\n", r.Digest)
 	fmt.Fprintf(w, "time       build %.2f s, run %.2f s, CPU %.2f s, max RSS %.0f MB\n", r.BuildSecs, r.RunSecs, r.CPUSecs, float64(r.MaxRSSBytes)/1e6)
+}
+
+// printStatic prints the static engine's summary s of the run r.
+func printStatic(w io.Writer, r *runner.Results, s *runner.StaticSummary) {
+	fmt.Fprintf(w, "static, %s routing, %s: %d flows (%d paths), %d unrouted", s.Routing, s.Pattern, s.Flows, s.Paths, s.Unrouted)
+	if r.Interrupted {
+		fmt.Fprintf(w, ", INTERRUPTED: the loads cover the flows of %d of the %d servers, the rates those of %d", s.Sources, r.Servers, s.RatedSources)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "link load  max %.6g, mean %.6g (max load/capacity %.6g)\n", s.MaxLoad, s.MeanLoad, s.MaxRelativeLoad)
+	fmt.Fprintf(w, "hops       mean %.4f, max %d\n", s.MeanHops, s.MaxHops)
+	if c := s.Connectivity; c != nil {
+		fmt.Fprintf(w, "connected  %d of %d server pairs (%.4f); %d of the pattern's %d flows reachable\n",
+			c.ConnectedPairs, c.Pairs, float64(c.ConnectedPairs)/float64(max(c.Pairs, 1)), c.Reachable, c.Flows)
+	}
+	fmt.Fprintf(w, "throughput non-restricted %.6g (%.6g per port), restricted %.6g (%.6g per port); flow rate min %.6g, mean %.6g, max %.6g\n",
+		s.NonRestricted, s.NonRestrictedPerPort, s.Restricted, s.RestrictedPerPort, s.MinRate, s.MeanRate, s.MaxRate)
+}
+
+// printDynamic prints the dynamic engine's summary d of the run r.
+func printDynamic(w io.Writer, r *runner.Results, d *runner.DynamicSummary) {
+	fmt.Fprintf(w, "dynamic: %d flows in %d phases, %d unfinished; makespan %.6g, mean flow completion %.6g; %d event times, %d rates recomputed\n",
+		d.Flows, d.Phases, d.Unfinished, d.Makespan, d.MeanCompletion, d.Batches, d.Resolved)
+	if len(d.Apps) > 0 {
+		fmt.Fprintf(w, "%-10s %-12s %-8s %6s %12s %12s %12s %12s %12s %12s\n", "app", "nodes", "storage", "phases", "runtime", "I/O time", "I/O mean", "comm time", "comm mean", "comp time")
+		for _, a := range d.Apps {
+			fmt.Fprintf(w, "%-10s %-12s %-8s %6d %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g\n", a.Name, strings.TrimPrefix(a.Nodes, "nodes "), a.Policy,
+				len(a.Walk), a.Runtime, a.IOTime, a.IOMean, a.CommTime, a.CommMean, a.CompTime)
+		}
+	}
+	if t := d.Trace; t != nil {
+		sends := "all at once"
+		if t.SerialSends {
+			sends = "one at a time a server"
+		}
+		fmt.Fprintf(w, "trace %s: %d tasks, %d messages (sent %s), %d collective parts, cpu factor %g; execution time %.10g ns (task ends %.10g to %.10g); message latency mean %.10g ns\n",
+			t.File, t.Tasks, t.Messages, sends, t.Parts, t.CPUFactor, d.Makespan, t.TaskEndMin, t.TaskEndMax, t.MessageLatency)
+	}
+	if d.HealthyMakespan > 0 {
+		fmt.Fprintf(w, "failures: makespan %.10g with %d cables failed, %.10g without (same routing): %.4fx\n",
+			d.Makespan, r.FailedCables, d.HealthyMakespan, d.FailedOverHealthy)
+	}
+	if r.Interrupted {
+		fmt.Fprintf(w, "INTERRUPTED at time %.6g: the figures above cover the flows completed by then\n", d.Makespan)
+	}
 }
 
 // cpuSeconds is the process' user and system CPU time so far.
