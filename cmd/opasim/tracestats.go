@@ -117,22 +117,43 @@ func measureTrace(path string) (traceStats, error) {
 	defer rd.Close()
 	h := rd.Header()
 	s := traceStats{File: path, Tasks: h.Tasks, Collectives: map[string]int64{}}
-	sent := make([]int64, h.Tasks)
-	compute := make([]int64, h.Tasks)
-	var sizes []int64
-	type open struct {
-		spec  collective.Spec
-		tasks []int
-		parts int
+	sent, compute, sizes, err := tallyTrace(rd, &s)
+	if err != nil {
+		return s, err
 	}
-	colls := map[int64]*open{}
+	s.setSizes(sizes)
+	s.setTasks(sent, compute)
+	cp, err := criticalPathNS(path, h.Tasks)
+	if err != nil {
+		return s, err
+	}
+	s.CriticalPathNS = cp
+	return s, nil
+}
+
+// openCollective is a collective whose parts are being read: its spec,
+// its tasks and how many of its parts were read.
+type openCollective struct {
+	spec  collective.Spec
+	tasks []int
+	parts int
+}
+
+// tallyTrace reads rd's records, counting the messages and collectives in
+// s; it returns the bytes each task sends through the network, the
+// computation of each, and the messages' sizes.
+func tallyTrace(rd *vef.Reader, s *traceStats) (sent, compute, sizes []int64, err error) {
+	h := rd.Header()
+	sent = make([]int64, h.Tasks)
+	compute = make([]int64, h.Tasks)
+	colls := map[int64]*openCollective{}
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return s, err
+			return nil, nil, nil, err
 		}
 		if rec.Kind == vef.KindMessage {
 			m := rec.Message
@@ -145,60 +166,82 @@ func measureTrace(path string) (traceStats, error) {
 			compute[m.Src] += m.Dep.TimeNS
 			continue
 		}
-		p := rec.Part
-		compute[p.Task] += p.Dep.TimeNS
-		tasks := h.Communicators[p.Comm].Tasks
-		c := colls[p.GID]
-		if c == nil {
-			c = &open{spec: collective.Spec{Op: p.Op, Size: len(tasks), SendBytes: make([]int64, len(tasks)), RecvBytes: make([]int64, len(tasks))}, tasks: tasks}
-			colls[p.GID] = c
-			s.Collectives[p.Op.String()]++
-		}
-		rank := slices.Index(tasks, p.Task)
-		c.spec.SendBytes[rank], c.spec.RecvBytes[rank] = p.SendBytes, p.RecvBytes
-		if (p.Op == vef.Broadcast || p.Op == vef.Scatter) && p.SendBytes != 0 || (p.Op == vef.Reduce || p.Op == vef.Gather) && p.RecvBytes != 0 {
-			c.spec.Root = rank
-		}
-		if c.parts++; c.parts == len(tasks) {
-			for r, task := range tasks {
-				for _, round := range c.spec.Part(r, nil) {
-					if round.Send != nil {
-						sent[task] += round.Send.Bytes
-					}
+		tallyPart(h, rec.Part, colls, sent, compute, s)
+	}
+	return sent, compute, sizes, nil
+}
+
+// tallyPart counts the collective part p: its computation, and, once its
+// collective's last part is read, the bytes each of its tasks sends,
+// lowered as the replay does.
+func tallyPart(h vef.Header, p vef.Part, colls map[int64]*openCollective, sent, compute []int64, s *traceStats) {
+	compute[p.Task] += p.Dep.TimeNS
+	tasks := h.Communicators[p.Comm].Tasks
+	c := colls[p.GID]
+	if c == nil {
+		c = &openCollective{spec: collective.Spec{Op: p.Op, Size: len(tasks), SendBytes: make([]int64, len(tasks)), RecvBytes: make([]int64, len(tasks))}, tasks: tasks}
+		colls[p.GID] = c
+		s.Collectives[p.Op.String()]++
+	}
+	rank := slices.Index(tasks, p.Task)
+	c.spec.SendBytes[rank], c.spec.RecvBytes[rank] = p.SendBytes, p.RecvBytes
+	if (p.Op == vef.Broadcast || p.Op == vef.Scatter) && p.SendBytes != 0 || (p.Op == vef.Reduce || p.Op == vef.Gather) && p.RecvBytes != 0 {
+		c.spec.Root = rank
+	}
+	if c.parts++; c.parts == len(tasks) {
+		for r, task := range tasks {
+			for _, round := range c.spec.Part(r, nil) {
+				if round.Send != nil {
+					sent[task] += round.Send.Bytes
 				}
 			}
-			delete(colls, p.GID)
+		}
+		delete(colls, p.GID)
+	}
+}
+
+// setSizes sets the percentiles of the messages' sizes, and the size
+// below which half the bytes go.
+func (s *traceStats) setSizes(sizes []int64) {
+	if len(sizes) == 0 {
+		return
+	}
+	slices.Sort(sizes)
+	at := func(q float64) int64 { return sizes[min(len(sizes)-1, int(q*float64(len(sizes))))] }
+	s.SizeP10, s.SizeP50, s.SizeP90, s.SizeP99, s.SizeMax = at(0.1), at(0.5), at(0.9), at(0.99), sizes[len(sizes)-1]
+	var acc int64
+	for _, b := range sizes {
+		if acc += b; 2*acc >= s.Bytes {
+			s.SizeByteMedian = b
+			break
 		}
 	}
-	if len(sizes) > 0 {
-		slices.Sort(sizes)
-		at := func(q float64) int64 { return sizes[min(len(sizes)-1, int(q*float64(len(sizes))))] }
-		s.SizeP10, s.SizeP50, s.SizeP90, s.SizeP99, s.SizeMax = at(0.1), at(0.5), at(0.9), at(0.99), sizes[len(sizes)-1]
-		var acc int64
-		for _, b := range sizes {
-			if acc += b; 2*acc >= s.Bytes {
-				s.SizeByteMedian = b
-				break
-			}
-		}
-	}
+}
+
+// setTasks sets the figures of the bytes each task sends and of its
+// computation.
+func (s *traceStats) setTasks(sent, compute []int64) {
 	s.SentMin, s.SentMax = float64(slices.Min(sent)), float64(slices.Max(sent))
 	var total, ctotal int64
 	for i := range sent {
 		total += sent[i]
 		ctotal += compute[i]
 	}
-	s.SentMean = float64(total) / float64(h.Tasks)
-	s.ComputeMeanNS, s.ComputeMaxNS = float64(ctotal)/float64(h.Tasks), float64(slices.Max(compute))
+	s.SentMean = float64(total) / float64(s.Tasks)
+	s.ComputeMeanNS, s.ComputeMaxNS = float64(ctotal)/float64(s.Tasks), float64(slices.Max(compute))
+}
+
+// criticalPathNS replays the trace at path, of tasks tasks, on an ideal
+// network: its critical path, in ns.
+func criticalPathNS(path string, tasks int) (float64, error) {
 	res, err := tracereplay.CriticalPath(func() (*vef.Reader, error) { return vef.Open(path) },
-		tracereplay.Options{NICs: h.Tasks, BytesPerFlit: statsBytesPerFlit,
+		tracereplay.Options{NICs: tasks, BytesPerFlit: statsBytesPerFlit,
 			CyclesOf: func(ns int64) clock.Cycle { return clock.Cycle((ns*25 + 15) / 16) }}, statsLatency, 1<<50)
 	if err != nil {
-		return s, err
+		return 0, err
 	}
 	if !res.Finished {
-		return s, errors.New("its replay on an ideal network did not finish: a record waits on something that never happens")
+		return 0, errors.New("its replay on an ideal network did not finish: a record waits on something that never happens")
 	}
-	s.CriticalPathNS = float64(res.ExecutionCycle) * statsCycleNS
-	return s, nil
+	return float64(res.ExecutionCycle) * statsCycleNS, nil
 }
