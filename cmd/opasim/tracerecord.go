@@ -189,6 +189,8 @@ func tool(flag, name string) (string, error) {
 	return p, nil
 }
 
+// run runs `opasim trace record`: it merges --ranks, or runs the program
+// in args under mpirun with the recorder and merges the ranks' files.
 func (o *traceRecordFlags) run(cmd *cobra.Command, args []string) error {
 	clock, err := o.check(cmd)
 	if err != nil {
@@ -202,41 +204,21 @@ func (o *traceRecordFlags) run(cmd *cobra.Command, args []string) error {
 	if o.ranks != "" {
 		return o.merge(cmd, o.ranks, clock, nil, 0)
 	}
-	mpirun, err := tool("--mpirun", o.mpirun)
+	mpirun, mpicc, err := o.tools(args[0])
 	if err != nil {
 		return err
-	}
-	mpicc, err := tool("--mpicc", o.mpicc)
-	if err != nil {
-		return err
-	}
-	if _, err := exec.LookPath(args[0]); err != nil {
-		return badInput(fmt.Errorf("PROGRAM: %s: not found or not executable (%v)", args[0], errors.Unwrap(err)))
 	}
 	stderr := cmd.ErrOrStderr()
 	ctx, stopped := onSignals(cmd.Context())
-	cache := o.cache
-	if cache == "" {
-		if cache, err = mpirec.DefaultCacheDir(); err != nil {
-			return badInput(fmt.Errorf("--cache: no default cache directory (%v): give one", err))
-		}
-	}
-	lib, err := mpirec.Library(ctx, cache, mpicc, stderr)
+	lib, err := o.library(ctx, mpicc, stderr)
 	if err != nil {
 		return err
 	}
-	dir := o.keep
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "opasim-record-"); err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return badInput(fmt.Errorf("--keep: %w", err))
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
+	dir, cleanup, err := o.ranksDir()
+	if err != nil {
 		return err
 	}
+	defer cleanup()
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
@@ -262,6 +244,54 @@ func (o *traceRecordFlags) run(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("trace record: %s failed after %.1f s: %w; no trace written", filepath.Base(mpirun), ran.Seconds(), runErr)
 	}
 	return o.merge(cmd, dir, clock, args, ran)
+}
+
+// tools finds mpirun and mpicc, and checks that program is one.
+func (o *traceRecordFlags) tools(program string) (mpirun, mpicc string, err error) {
+	if mpirun, err = tool("--mpirun", o.mpirun); err != nil {
+		return "", "", err
+	}
+	if mpicc, err = tool("--mpicc", o.mpicc); err != nil {
+		return "", "", err
+	}
+	if _, err := exec.LookPath(program); err != nil {
+		return "", "", badInput(fmt.Errorf("PROGRAM: %s: not found or not executable (%v)", program, errors.Unwrap(err)))
+	}
+	return mpirun, mpicc, nil
+}
+
+// library is the recorder's library, built with mpicc into --cache (or
+// the default cache directory) unless it is there already.
+func (o *traceRecordFlags) library(ctx context.Context, mpicc string, stderr io.Writer) (string, error) {
+	cache := o.cache
+	if cache == "" {
+		var err error
+		if cache, err = mpirec.DefaultCacheDir(); err != nil {
+			return "", badInput(fmt.Errorf("--cache: no default cache directory (%v): give one", err))
+		}
+	}
+	return mpirec.Library(ctx, cache, mpicc, stderr)
+}
+
+// ranksDir is the absolute directory the ranks write their files to:
+// --keep, or a temporary one that cleanup removes.
+func (o *traceRecordFlags) ranksDir() (dir string, cleanup func(), err error) {
+	cleanup = func() {}
+	dir = o.keep
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "opasim-record-"); err != nil {
+			return "", cleanup, err
+		}
+		tmp := dir
+		cleanup = func() { os.RemoveAll(tmp) }
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", cleanup, badInput(fmt.Errorf("--keep: %w", err))
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		cleanup()
+		return "", func() {}, err
+	}
+	return dir, cleanup, nil
 }
 
 // merge merges the ranks' files in dir into --out and reports.
