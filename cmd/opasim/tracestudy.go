@@ -104,6 +104,8 @@ func newTraceSweepCmd() *cobra.Command {
 	return cmd
 }
 
+// study checks the flags of `opasim trace sweep` and the traces, and
+// returns the study and the names of its SLs.
 func (f *traceSweepFlags) study(traces []string) (*sweep.TraceStudy, []string, error) {
 	if f.out == "" {
 		return nil, nil, errors.New("--out: required (the directory for the results)")
@@ -111,21 +113,60 @@ func (f *traceSweepFlags) study(traces []string) (*sweep.TraceStudy, []string, e
 	if f.jobs < 1 {
 		return nil, nil, fmt.Errorf("--jobs %d: must be at least 1", f.jobs)
 	}
-	cfg := fabric.Default()
-	if err := fabric.ApplyTrafficPreset(&cfg, "paper-mix"); err != nil {
+	cfg, err := f.baseConfig()
+	if err != nil {
 		return nil, nil, err
-	}
-	cfg.Topology.Preset, cfg.Engine, cfg.Seed = f.preset, f.engine, f.seed
-	cfg.Cycles, cfg.Warmup = TraceCycles, 0
-	if f.config != "" {
-		if err := sim.LoadConfig(f.config, &cfg); err != nil {
-			return nil, nil, fmt.Errorf("--config: %w", err)
-		}
 	}
 	loads, err := sweep.ParseLoads(f.loads)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--loads: %w", err)
 	}
+	names, sls, err := f.studySLs(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range traces {
+		if st, err := os.Stat(t); err != nil || !st.Mode().IsRegular() {
+			return nil, nil, fmt.Errorf("trace %s: not a readable regular file", t)
+		}
+		if err := checkTraceFile(t, cfg.Trace.MaxInflated()); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := f.studyTable(&cfg); err != nil {
+		return nil, nil, err
+	}
+	s := &sweep.TraceStudy{Base: cfg, Traces: traces, SLs: sls, Background: map[int]int{sls[0]: sls[1], sls[1]: sls[0]},
+		Loads: loads, Scheduler: f.scheduler, Baseline: f.baseline}
+	for _, p := range s.Points()[:1+len(loads)] { // one of each kind: the configs are checked before any run
+		c := p.Config
+		if err := c.Validate(sched.Default()); err != nil {
+			return nil, nil, err
+		}
+	}
+	return s, names, nil
+}
+
+// baseConfig is the study's base config: the default with the paper mix,
+// --preset, --engine and --seed, then --config over it.
+func (f *traceSweepFlags) baseConfig() (fabric.Config, error) {
+	cfg := fabric.Default()
+	if err := fabric.ApplyTrafficPreset(&cfg, "paper-mix"); err != nil {
+		return cfg, err
+	}
+	cfg.Topology.Preset, cfg.Engine, cfg.Seed = f.preset, f.engine, f.seed
+	cfg.Cycles, cfg.Warmup = TraceCycles, 0
+	if f.config != "" {
+		if err := sim.LoadConfig(f.config, &cfg); err != nil {
+			return cfg, fmt.Errorf("--config: %w", err)
+		}
+	}
+	return cfg, nil
+}
+
+// studySLs is --sls: the names given and the indexes of the two SLs in
+// cfg.
+func (f *traceSweepFlags) studySLs(cfg fabric.Config) ([]string, []int, error) {
 	names := strings.Split(f.sls, ",")
 	var sls []int
 	for _, n := range names {
@@ -138,38 +179,26 @@ func (f *traceSweepFlags) study(traces []string) (*sweep.TraceStudy, []string, e
 	if len(sls) != 2 || sls[0] == sls[1] {
 		return nil, nil, fmt.Errorf("--sls %q: must name two different SLs", f.sls)
 	}
-	for _, t := range traces {
-		if st, err := os.Stat(t); err != nil || !st.Mode().IsRegular() {
-			return nil, nil, fmt.Errorf("trace %s: not a readable regular file", t)
-		}
-		if err := checkTraceFile(t, cfg.Trace.MaxInflated()); err != nil {
-			return nil, nil, err
-		}
+	return names, sls, nil
+}
+
+// studyTable writes the dtable of the configured shares into --out when
+// --scheduler needs one and the config names none, and points cfg at it.
+func (f *traceSweepFlags) studyTable(cfg *fabric.Config) error {
+	if !sched.Default().NeedsTable(f.scheduler) || cfg.QoS.DTableFile != "" {
+		return nil
 	}
-	if sched.Default().NeedsTable(f.scheduler) && cfg.QoS.DTableFile == "" {
-		// The background moves the SLs' shares of the offered load; the
-		// table stays the one the configured shares give (seed 000 Table 10).
-		if err := os.MkdirAll(f.out, 0o755); err != nil {
-			return nil, nil, err
-		}
-		res, err := dtable.Configure(cfg.DTableRequest())
-		if err != nil {
-			return nil, nil, fmt.Errorf("qos.dtable: %w", err)
-		}
-		cfg.QoS.DTableFile = filepath.Join(f.out, "dtable.yaml")
-		if err := writeTable(cfg.QoS.DTableFile, res); err != nil {
-			return nil, nil, err
-		}
+	// The background moves the SLs' shares of the offered load; the
+	// table stays the one the configured shares give (seed 000 Table 10).
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return err
 	}
-	s := &sweep.TraceStudy{Base: cfg, Traces: traces, SLs: sls, Background: map[int]int{sls[0]: sls[1], sls[1]: sls[0]},
-		Loads: loads, Scheduler: f.scheduler, Baseline: f.baseline}
-	for _, p := range s.Points()[:1+len(loads)] { // one of each kind: the configs are checked before any run
-		c := p.Config
-		if err := c.Validate(sched.Default()); err != nil {
-			return nil, nil, err
-		}
+	res, err := dtable.Configure(cfg.DTableRequest())
+	if err != nil {
+		return fmt.Errorf("qos.dtable: %w", err)
 	}
-	return s, names, nil
+	cfg.QoS.DTableFile = filepath.Join(f.out, "dtable.yaml")
+	return writeTable(cfg.QoS.DTableFile, res)
 }
 
 // checkTraceFile reads the trace at path through, with the reader's checks,
