@@ -121,27 +121,8 @@ func (f *stressFlags) search(fs *pflag.FlagSet) (*stress.Search, error) {
 	if !fs.Changed("engine") {
 		base.Engine = "sequential"
 	}
-	var names []string
-	for _, sl := range base.QoS.SLs {
-		names = append(names, sl.Name)
-	}
-	p := stress.Property{Kind: f.property, Bound: f.bound, Tolerance: f.tolerance}
-	if f.targets != "" {
-		if p.Targets, err = stress.ParseTargets(f.targets, names); err != nil {
-			return nil, err
-		}
-	} else {
-		for _, sl := range base.QoS.SLs {
-			p.Targets = append(p.Targets, sl.Share)
-		}
-	}
-	switch f.property {
-	case stress.PropP99, stress.PropStarvation:
-		if p.SL = slices.Index(names, f.sl); p.SL < 0 {
-			return nil, fmt.Errorf("--sl: %q is not allowed: must name an SL of qos.sls: %s", f.sl, strings.Join(names, ", "))
-		}
-	}
-	if err := p.Check(len(names)); err != nil {
+	p, err := f.stressProperty(base)
+	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
@@ -159,6 +140,38 @@ func (f *stressFlags) search(fs *pflag.FlagSet) (*stress.Search, error) {
 		Simulate: func(ctx context.Context, cfg fabric.Config) (*sim.Results, error) {
 			return simulate(ctx, cfg, sim.Hooks{})
 		}}, nil
+}
+
+// stressProperty is the property the search looks for a violation of:
+// --property, --bound, --tolerance, --targets (default: the SLs' shares
+// in base) and --sl, checked against base's SLs.
+func (f *stressFlags) stressProperty(base fabric.Config) (stress.Property, error) {
+	var names []string
+	for _, sl := range base.QoS.SLs {
+		names = append(names, sl.Name)
+	}
+	p := stress.Property{Kind: f.property, Bound: f.bound, Tolerance: f.tolerance}
+	if f.targets != "" {
+		targets, err := stress.ParseTargets(f.targets, names)
+		if err != nil {
+			return p, err
+		}
+		p.Targets = targets
+	} else {
+		for _, sl := range base.QoS.SLs {
+			p.Targets = append(p.Targets, sl.Share)
+		}
+	}
+	switch f.property {
+	case stress.PropP99, stress.PropStarvation:
+		if p.SL = slices.Index(names, f.sl); p.SL < 0 {
+			return p, fmt.Errorf("--sl: %q is not allowed: must name an SL of qos.sls: %s", f.sl, strings.Join(names, ", "))
+		}
+	}
+	if err := p.Check(len(names)); err != nil {
+		return p, err
+	}
+	return p, nil
 }
 
 // progressTo shows the search's progress on w as pf says: a bar, or a log

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/opasim/opasim/problem"
 	"github.com/opasim/opasim/workloads/tracegen"
@@ -77,23 +78,8 @@ func (o *traceGenFlags) run(cmd *cobra.Command, kind string) error {
 	if info, err := tracegen.Describe(kind); err == nil && !cmd.Flags().Changed("bytes") {
 		p.Bytes = info.DefaultBytes
 	}
-	// A kind's own counts default when their flag is absent; given, they
-	// must be in range (0 is not a way to ask for the default).
-	for _, c := range []struct {
-		flag        string
-		v, max, def int
-		note        string
-	}{
-		{"updates", p.Updates, tracegen.MaxUpdates, tracegen.DefaultUpdates, ""},
-		{"allreduce-every", p.AllreduceEvery, math.MaxInt, tracegen.DefaultAllreduceEvery, "; above --iterations: no allreduce"},
-	} {
-		if cmd.Flags().Changed(c.flag) && (c.v < 1 || c.v > c.max) {
-			allowed := fmt.Sprintf("must be in [1, %d]", c.max)
-			if c.max == math.MaxInt {
-				allowed = "must be at least 1"
-			}
-			return badInput(fmt.Errorf("--%s: %d is not allowed: %s%s (without the flag: %d)", c.flag, c.v, allowed, c.note, c.def))
-		}
+	if err := checkKindCounts(cmd.Flags(), p); err != nil {
+		return err
 	}
 	if err := p.Check(); err != nil {
 		return badInput(asFlags(err))
@@ -132,6 +118,29 @@ func (o *traceGenFlags) run(cmd *cobra.Command, kind string) error {
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "trace gen %s: %d tasks, %d messages, %d collectives (%d parts); %s\n",
 		kind, h.Tasks, h.P2PMessages, h.Collectives, h.CollectiveParts, written)
+	return nil
+}
+
+// checkKindCounts checks the kinds' own counts of p: they default when
+// their flag is absent; given, they must be in range (0 is not a way to
+// ask for the default).
+func checkKindCounts(fs *pflag.FlagSet, p tracegen.Params) error {
+	for _, c := range []struct {
+		flag        string
+		v, max, def int
+		note        string
+	}{
+		{"updates", p.Updates, tracegen.MaxUpdates, tracegen.DefaultUpdates, ""},
+		{"allreduce-every", p.AllreduceEvery, math.MaxInt, tracegen.DefaultAllreduceEvery, "; above --iterations: no allreduce"},
+	} {
+		if fs.Changed(c.flag) && (c.v < 1 || c.v > c.max) {
+			allowed := fmt.Sprintf("must be in [1, %d]", c.max)
+			if c.max == math.MaxInt {
+				allowed = "must be at least 1"
+			}
+			return badInput(fmt.Errorf("--%s: %d is not allowed: %s%s (without the flag: %d)", c.flag, c.v, allowed, c.note, c.def))
+		}
+	}
 	return nil
 }
 
