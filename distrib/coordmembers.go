@@ -22,6 +22,23 @@ func (c *coordinator) depart(p *actor.PID) {
 // pidKey names an actor by its process's address and its id.
 func pidKey(p *actor.PID) string { return p.Address + "/" + p.Id }
 
+// refusal is why a join from sender is refused before its place is
+// looked at ("": it is not).
+func (c *coordinator) refusal(sender *actor.PID, j *Join) string {
+	switch {
+	case sender == nil:
+		return "no sender to answer"
+	case subtle.ConstantTimeCompare(j.Token, c.o.Token) != 1:
+		return "wrong or missing token"
+	case c.departed[pidKey(sender)]:
+		// A join the member sent again before it left, arriving after
+		// its leave: taken, it would hold a place for a member that is
+		// going away.
+		return "this member left the run before it began"
+	}
+	return ""
+}
+
 // join takes a member that presents the token, while places are left;
 // any other join is refused, logged and answered.
 func (c *coordinator) join(ctx actor.Context, j *Join) {
@@ -29,18 +46,7 @@ func (c *coordinator) join(ctx actor.Context, j *Join) {
 	if s := ctx.Sender(); s != nil {
 		from = s.Address
 	}
-	reason := ""
-	switch {
-	case ctx.Sender() == nil:
-		reason = "no sender to answer"
-	case subtle.ConstantTimeCompare(j.Token, c.o.Token) != 1:
-		reason = "wrong or missing token"
-	case c.departed[pidKey(ctx.Sender())]:
-		// A join the member sent again before it left, arriving after
-		// its leave: taken, it would hold a place for a member that is
-		// going away.
-		reason = "this member left the run before it began"
-	}
+	reason := c.refusal(ctx.Sender(), j)
 	if reason == "" {
 		for i, p := range c.members {
 			if p.Equal(ctx.Sender()) {

@@ -69,17 +69,28 @@ func (n *Network) Snapshot(g int, s *Snapshot) {
 	s.Decisions, s.WastedDecisions, s.SchedulerIdleCycles = 0, 0, 0
 	s.Preemptions, s.HoleCycles = 0, 0
 	if grp.Kind != "switch" {
-		s.Ports = s.Ports[:0]
-		for _, id := range grp.Members {
-			if nic, ok := n.Comps[id].(*nicComp); ok {
-				s.Decisions, s.WastedDecisions = s.Decisions+nic.Decisions, s.WastedDecisions+nic.WastedDecisions
-				s.Preemptions, s.HoleCycles = s.Preemptions+nic.lk.Preemptions, s.HoleCycles+nic.lk.HoleCycles
-				s.SchedulerIdleCycles += nic.dec.IdleCycles
-				addClassFlits(s.ClassFlits, n.nicClass, &nic.load)
-			}
-		}
+		n.snapshotNICs(grp, s)
 		return
 	}
+	n.snapshotSwitch(grp, s)
+}
+
+// snapshotNICs fills s with the counts of NIC group grp's NICs.
+func (n *Network) snapshotNICs(grp *Group, s *Snapshot) {
+	s.Ports = s.Ports[:0]
+	for _, id := range grp.Members {
+		if nic, ok := n.Comps[id].(*nicComp); ok {
+			s.Decisions, s.WastedDecisions = s.Decisions+nic.Decisions, s.WastedDecisions+nic.WastedDecisions
+			s.Preemptions, s.HoleCycles = s.Preemptions+nic.lk.Preemptions, s.HoleCycles+nic.lk.HoleCycles
+			s.SchedulerIdleCycles += nic.dec.IdleCycles
+			addClassFlits(s.ClassFlits, n.nicClass, &nic.load)
+		}
+	}
+}
+
+// snapshotSwitch fills s with switch group grp's buffers, stalls, grants
+// and ports.
+func (n *Network) snapshotSwitch(grp *Group, s *Snapshot) {
 	p := n.p
 	for st := range s.OccupancyVL {
 		if len(s.OccupancyVL[st]) != p.vls {

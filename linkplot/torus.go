@@ -42,21 +42,7 @@ func torusPlot(r *sim.Results, t *topo.Topology, a, b int, cm palette.ColorMap, 
 // torusBars places torusPlot's switches and bars, and gives the highest
 // bar's utilization.
 func torusBars(r *sim.Results, t *topo.Topology, a, b int, most bool) (g *torusLinks, hi float64) {
-	type key struct {
-		sw, dim int
-		plus    bool
-	}
-	use := groupBy(r, most, func(l *sim.LinkUse) (key, bool) {
-		var dim int
-		var dir string
-		if l.Switch < 0 || !strings.HasPrefix(l.Class, "dimension ") {
-			return key{}, false
-		}
-		if _, err := fmt.Sscanf(l.Class, "dimension %d %s", &dim, &dir); err != nil {
-			return key{}, false
-		}
-		return key{l.Switch, dim, dir == "+"}, true
-	})
+	use := groupBy(r, most, trunkOf)
 	stride := make([]int, len(t.Dims))
 	for i := range t.Dims {
 		stride[i] = 1
@@ -83,7 +69,7 @@ func torusBars(r *sim.Results, t *topo.Topology, a, b int, most bool) (g *torusL
 				continue
 			}
 			for _, plus := range []bool{true, false} {
-				v, ok := use[key{s, d, plus}]
+				v, ok := use[trunk{s, d, plus}]
 				if !ok {
 					continue
 				}
@@ -103,6 +89,26 @@ func torusBars(r *sim.Results, t *topo.Topology, a, b int, most bool) (g *torusL
 		}
 	}
 	return g, hi
+}
+
+// trunk is a switch's trunk toward + (plus) or − along a dimension.
+type trunk struct {
+	sw, dim int
+	plus    bool
+}
+
+// trunkOf is the trunk a torus link belongs to (false for the other
+// links: a NIC's, an ejection link).
+func trunkOf(l *sim.LinkUse) (trunk, bool) {
+	var dim int
+	var dir string
+	if l.Switch < 0 || !strings.HasPrefix(l.Class, "dimension ") {
+		return trunk{}, false
+	}
+	if _, err := fmt.Sscanf(l.Class, "dimension %d %s", &dim, &dir); err != nil {
+		return trunk{}, false
+	}
+	return trunk{l.Switch, dim, dir == "+"}, true
 }
 
 // seg is one link's bar, in data coordinates, and its utilization.

@@ -60,6 +60,14 @@ func Configs() map[string]fabric.Config {
 	slowDRR := all["paper mix, drr"]
 	slowDRR.QoS.DecisionCycles, slowDRR.QoS.CounterBits = 5, 10
 	all["paper mix, drr, 5-cycle decisions, 10-bit saturating counters"] = slowDRR
+	addNetworks(all, deep)
+	return all
+}
+
+// addNetworks adds to all the configs on networks of several switches (a
+// tree, a torus), uniform 0.9's islip variant, and the default buffers;
+// deep is the preemption the paper-mix configs use.
+func addNetworks(all map[string]fabric.Config, deep fabric.PreemptionConfig) {
 	tree := small002()
 	tree.Topology.Preset, tree.Cycles, tree.Warmup, tree.Traffic.Load = "tree-8ary-2", 3000, 500, 0.6
 	all["8-ary 2-tree"] = tree
@@ -70,7 +78,7 @@ func Configs() map[string]fabric.Config {
 	ti := tree
 	ti.Traffic.Load, ti.Switch.Allocator, ti.Switch.IslipIterations = 0.9, fabric.AllocIslip, 2
 	all["8-ary 2-tree, islip, 2 iterations"] = ti
-	si := uniform
+	si := all["uniform 0.9"]
 	si.Switch.Allocator, si.Traffic.Load = fabric.AllocIslip, 1.0
 	all["uniform 1.0, islip"] = si
 	// At light load groups go idle and wake for one message: a wake lost
@@ -88,7 +96,6 @@ func Configs() map[string]fabric.Config {
 	big.Topology = torus.Topology
 	big.Cycles, big.Warmup, big.Traffic.Load = 3000, 500, 1.0
 	all["3x2 torus, default buffers"] = big
-	return all
 }
 
 // small002 is the default config with seed 002's small buffers (the
