@@ -104,19 +104,27 @@ func TestDrainAfterSaturation(t *testing.T) {
 		for _, s := range schedulers {
 			t.Run(preset+"/"+s, func(t *testing.T) {
 				t.Parallel()
-				r, f := drain(t, drainConfig(preset, s, stop, drainCycles))
-				if r.Blocked || r.UndeliveredPackets != 0 {
-					t.Errorf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
-				}
-				if r.DroppedPackets == 0 || f.full == 0 {
-					t.Errorf("not saturated when generation stopped: %d packets dropped, %d of %d input buffers push back",
-						r.DroppedPackets, f.full, f.of)
-				}
-				t.Logf("%d of %d input buffers push back (fullest %.0f%%), %d packets dropped, drained",
-					f.full, f.of, 100*f.fullest, r.DroppedPackets)
+				drainedAfterSaturation(t, drainConfig(preset, s, stop, drainCycles))
 			})
 		}
 	}
+}
+
+// drainedAfterSaturation runs cfg (drain) and requires that it was
+// saturated when generation stopped (a backlog dropped, input buffers
+// pushing back) and that every packet inside was delivered.
+func drainedAfterSaturation(t *testing.T, cfg fabric.Config) {
+	t.Helper()
+	r, f := drain(t, cfg)
+	if r.Blocked || r.UndeliveredPackets != 0 {
+		t.Errorf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
+	}
+	if r.DroppedPackets == 0 || f.full == 0 {
+		t.Errorf("not saturated when generation stopped: %d packets dropped, %d of %d input buffers push back",
+			r.DroppedPackets, f.full, f.of)
+	}
+	t.Logf("%d of %d input buffers push back (fullest %.0f%%), %d packets dropped, drained",
+		f.full, f.of, 100*f.fullest, r.DroppedPackets)
 }
 
 // TestDrainPreemption: the drain test with packet preemption, every SL
@@ -269,16 +277,7 @@ func TestDrainDefaultBuffers(t *testing.T) {
 			cfg.Traffic.Pattern = c.pattern
 			cfg.Traffic.Load, cfg.Traffic.StopCycle, cfg.Traffic.DropBacklog = 1.0, stop, true
 			cfg.Cycles, cfg.Warmup, cfg.WatchdogCycles = stop+300000, 0, 5000
-			r, f := drain(t, cfg)
-			if r.Blocked || r.UndeliveredPackets != 0 {
-				t.Errorf("%d packets never delivered (blocked %v): %v", r.UndeliveredPackets, r.Blocked, r.Stuck)
-			}
-			if r.DroppedPackets == 0 || f.full == 0 {
-				t.Errorf("not saturated when generation stopped: %d packets dropped, %d of %d input buffers push back",
-					r.DroppedPackets, f.full, f.of)
-			}
-			t.Logf("%d of %d input buffers push back (fullest %.0f%%), %d packets dropped, drained",
-				f.full, f.of, 100*f.fullest, r.DroppedPackets)
+			drainedAfterSaturation(t, cfg)
 		})
 	}
 }

@@ -207,15 +207,8 @@ func (t *Topology) DescribePort(s, p int) string {
 	case peer.Kind == PeerNone:
 		return "unused"
 	case t.Kind == KindTorus:
-		g := newTorusLayout(t)
-		for i, b := range g.base {
-			if b >= 0 && p >= b && p < b+2*g.trunk {
-				dir := "+"
-				if p >= b+g.trunk {
-					dir = "−"
-				}
-				return fmt.Sprintf("dimension %d %s member %d", i, dir, (p-b)%g.trunk)
-			}
+		if dim, dir, member, ok := t.torusPort(p); ok {
+			return fmt.Sprintf("dimension %d %s member %d", dim, dir, member)
 		}
 	case t.Kind == KindTree && p >= t.K:
 		return fmt.Sprintf("up %d", p-t.K)
@@ -223,6 +216,22 @@ func (t *Topology) DescribePort(s, p int) string {
 		return fmt.Sprintf("down %d", p)
 	}
 	return fmt.Sprintf("port %d", p)
+}
+
+// torusPort is the dimension, direction ("+" or "−") and trunk member
+// of a torus switch's port p; false for a NIC port or an unused one.
+func (t *Topology) torusPort(p int) (dim int, dir string, member int, ok bool) {
+	g := newTorusLayout(t)
+	for i, b := range g.base {
+		if b >= 0 && p >= b && p < b+2*g.trunk {
+			dir = "+"
+			if p >= b+g.trunk {
+				dir = "−"
+			}
+			return i, dir, (p - b) % g.trunk, true
+		}
+	}
+	return 0, "", 0, false
 }
 
 // PortClass names the class of the link switch port s sends on, for
@@ -237,14 +246,8 @@ func (t *Topology) PortClass(s, p int) string {
 	case peer.Kind == PeerNone:
 		return "unused"
 	case t.Kind == KindTorus:
-		g := newTorusLayout(t)
-		for i, b := range g.base {
-			if b >= 0 && p >= b && p < b+2*g.trunk {
-				if p >= b+g.trunk {
-					return fmt.Sprintf("dimension %d −", i)
-				}
-				return fmt.Sprintf("dimension %d +", i)
-			}
+		if dim, dir, _, ok := t.torusPort(p); ok {
+			return fmt.Sprintf("dimension %d %s", dim, dir)
 		}
 	case t.Kind == KindTree:
 		level := s / (len(t.Radix) / t.N)
