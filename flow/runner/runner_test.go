@@ -45,10 +45,9 @@ func (s *shown) Set(done, total int64) { s.mu.Lock(); s.last = [2]int64{done, to
 func (s *shown) Finish(state string)   { s.mu.Lock(); s.ends = append(s.ends, state); s.mu.Unlock() }
 
 // TestStaticByHand: all-to-all on the 8-ary 2-tree routed at once. Each
-// of the 64 servers sends to the 63 others (4,032 flows); a leaf's 8
-// servers send 8 × 56 flows up over its 8 up links, so with d-mod-k every
-// up link carries 56 flows, the most of any switch link, and a server's
-// own link 63.
+// of the 64 servers sends to the 63 others (4,032 flows); a server's own
+// link carries its 63, and no switch link more (a leaf's 8 servers send
+// 8 × 56 flows up over its 8 up links), so the highest load is 63.
 func TestStaticByHand(t *testing.T) {
 	var s shown
 	r, err := Run(context.Background(), Static, config("tree-8ary-2", "all-to-all", 2), budget(t, 0), s.show)
